@@ -1,0 +1,116 @@
+extension LayoutInput {
+    /// Rejects what no layout can place: negative, NaN or infinite sizes and parameters, zero columns,
+    /// a non-positive aspect ratio, counts over `limits`. Never clamps silently (except `columnCount`,
+    /// which the framework clamps to 1).
+    public func validate(limits: InputLimits = InputLimits()) throws(LayoutError) {
+        try Self.requireNonNegative(bounds.width, "bounds.width")
+        try Self.requireNonNegative(bounds.height, "bounds.height")
+        try Self.validate(contentInsets, "contentInsets")
+        guard contentWidth >= 0 || parameters.kind == .columnFlow else {
+            throw LayoutError(.invalidRequest, "contentInsets leave a negative content width (\(contentWidth))", path: "contentInsets")
+        }
+        try parameters.validate(path: "spec")
+        guard sections.count <= limits.maxSections else {
+            throw LayoutError(.tooLarge, "\(sections.count) sections is over the limit of \(limits.maxSections)", path: "sections")
+        }
+        var total = 0
+        for (s, section) in sections.enumerated() {
+            let path = "sections[\(s)]"
+            guard section.items.count >= 0 else {
+                throw LayoutError(.invalidRequest, "item count must not be negative", path: "\(path).count")
+            }
+            total += section.items.count
+            guard total <= limits.maxItems else {
+                throw LayoutError(.tooLarge, "more than \(limits.maxItems) items in all", path: "\(path).count")
+            }
+            if let header = section.headerHeight { try Self.requireNonNegative(header, "\(path).header") }
+            if let footer = section.footerHeight { try Self.requireNonNegative(footer, "\(path).footer") }
+            if let overrides = section.parameters {
+                guard overrides.kind == parameters.kind else {
+                    throw LayoutError(.invalidRequest, "section parameters are for \(overrides.kind.rawValue), the spec is \(parameters.kind.rawValue)", path: "\(path).params")
+                }
+                try overrides.validate(path: "\(path).params")
+            }
+            if let ids = section.ids, ids.count != section.items.count {
+                throw LayoutError(.invalidRequest, "\(ids.count) ids for \(section.items.count) items", path: "\(path).ids")
+            }
+            try Self.validate(section.items, path: path)
+        }
+    }
+
+    private static func validate(_ items: ItemSizes, path: String) throws(LayoutError) {
+        // NaN inside a column means "not set"; only finite negative or infinite values are errors here.
+        for (i, h) in items.heights.enumerated() where !h.isNaN && !(h >= 0 && h.isFinite) {
+            throw LayoutError(.invalidRequest, "height must be a finite number >= 0, not \(h)", path: "\(path).items[\(i)].height")
+        }
+        for (i, r) in items.aspectRatios.enumerated() where !r.isNaN && !(r > 0 && r.isFinite) {
+            throw LayoutError(.invalidRequest, "aspectRatio must be a finite number > 0, not \(r)", path: "\(path).items[\(i)].aspectRatio")
+        }
+        for (i, w) in items.widths.enumerated() where !w.isNaN && !(w >= 0 && w.isFinite) {
+            throw LayoutError(.invalidRequest, "width must be a finite number >= 0, not \(w)", path: "\(path).items[\(i)].width")
+        }
+    }
+
+    static func requireNonNegative(_ value: Double, _ path: String) throws(LayoutError) {
+        guard value.isFinite, value >= 0 else {
+            throw LayoutError(.invalidRequest, "must be a finite number >= 0, not \(value)", path: path)
+        }
+    }
+
+    static func requirePositive(_ value: Double, _ path: String) throws(LayoutError) {
+        guard value.isFinite, value > 0 else {
+            throw LayoutError(.invalidRequest, "must be a finite number > 0, not \(value)", path: path)
+        }
+    }
+
+    static func validate(_ insets: Insets, _ path: String) throws(LayoutError) {
+        try requireNonNegative(insets.top, "\(path).top")
+        try requireNonNegative(insets.left, "\(path).left")
+        try requireNonNegative(insets.bottom, "\(path).bottom")
+        try requireNonNegative(insets.right, "\(path).right")
+    }
+}
+
+extension LayoutParameters {
+    /// Rejects invalid parameter values; `path` is where the parameters sit (`spec`, `sections[1].params`).
+    public func validate(path: String) throws(LayoutError) {
+        typealias V = LayoutInput
+        try V.requireNonNegative(headerHeight, "\(path).header")
+        try V.requireNonNegative(footerHeight, "\(path).footer")
+        switch self {
+        case .columnFlow(let p):
+            try V.requirePositive(p.minColumnWidth, "\(path).minColumnWidth")
+            try V.requireNonNegative(p.cellHeight, "\(path).cellHeight")
+            try V.validate(p.margins, "\(path).margins")
+            try V.requireNonNegative(p.interitemSpacing, "\(path).interitemSpacing")
+            try V.requireNonNegative(p.lineSpacing, "\(path).lineSpacing")
+        case .mosaic(let p):
+            try V.requireNonNegative(p.segmentHeight, "\(path).segmentHeight")
+            try V.requireNonNegative(p.spacing, "\(path).spacing")
+        case .waterfall(let p):
+            guard p.columns >= 1 else {
+                throw LayoutError(.invalidRequest, "columns must be at least 1, not \(p.columns)", path: "\(path).columns")
+            }
+            try V.requireNonNegative(p.cellPadding, "\(path).cellPadding")
+            try V.requireNonNegative(p.itemHeight, "\(path).itemHeight")
+        case .list(let p):
+            try V.requireNonNegative(p.itemHeight, "\(path).itemHeight")
+            try V.requireNonNegative(p.spacing, "\(path).spacing")
+            try V.validate(p.sectionInsets, "\(path).sectionInsets")
+        case .columns(let p):
+            try V.requireNonNegative(p.columnSpacing, "\(path).columnSpacing")
+            try V.requireNonNegative(p.interitemSpacing, "\(path).interitemSpacing")
+            try V.requireNonNegative(p.itemHeight, "\(path).itemHeight")
+            try V.validate(p.sectionInsets, "\(path).sectionInsets")
+        case .flow(let p):
+            try V.requireNonNegative(p.interitemSpacing, "\(path).interitemSpacing")
+            if let v = p.interspanSpacing { try V.requireNonNegative(v, "\(path).interspanSpacing") }
+            if let v = p.spanGroupSpacingBefore { try V.requireNonNegative(v, "\(path).spanGroupSpacingBefore") }
+            if let v = p.spanGroupSpacingAfter { try V.requireNonNegative(v, "\(path).spanGroupSpacingAfter") }
+            try V.requireNonNegative(p.defaultItemSize.width, "\(path).defaultItemSize.width")
+            try V.requireNonNegative(p.defaultItemSize.height, "\(path).defaultItemSize.height")
+            try V.validate(p.sectionInsets, "\(path).sectionInsets")
+            try V.requireNonNegative(p.fillMaxScale, "\(path).fillMaxScale")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+/// Frames stored as four flat `Double` columns: 32 bytes per frame, no object per item,
+/// and a scan touches only the columns it reads.
+public struct FrameColumns: Hashable, Sendable {
+    public private(set) var xs: [Double]
+    public private(set) var ys: [Double]
+    public private(set) var widths: [Double]
+    public private(set) var heights: [Double]
+
+    public init() {
+        xs = []
+        ys = []
+        widths = []
+        heights = []
+    }
+
+    /// `count` frames written by `fill` through raw buffers, without zero-filling first.
+    /// `fill` must write every index in `0..<count` (segments may write disjoint ranges concurrently).
+    public init(count: Int, fill: (MutableFrameColumns) -> Void) {
+        var ysOut: [Double] = []
+        var widthsOut: [Double] = []
+        var heightsOut: [Double] = []
+        xs = [Double](unsafeUninitializedCapacity: count) { xBuffer, xCount in
+            ysOut = [Double](unsafeUninitializedCapacity: count) { yBuffer, yCount in
+                widthsOut = [Double](unsafeUninitializedCapacity: count) { wBuffer, wCount in
+                    heightsOut = [Double](unsafeUninitializedCapacity: count) { hBuffer, hCount in
+                        fill(MutableFrameColumns(xs: xBuffer, ys: yBuffer, widths: wBuffer, heights: hBuffer))
+                        hCount = count
+                    }
+                    wCount = count
+                }
+                yCount = count
+            }
+            xCount = count
+        }
+        ys = ysOut
+        widths = widthsOut
+        heights = heightsOut
+    }
+
+    public var count: Int { xs.count }
+    public var isEmpty: Bool { xs.isEmpty }
+
+    public subscript(index: Int) -> Rect {
+        Rect(x: xs[index], y: ys[index], width: widths[index], height: heights[index])
+    }
+
+    public mutating func reserveCapacity(_ capacity: Int) {
+        xs.reserveCapacity(capacity)
+        ys.reserveCapacity(capacity)
+        widths.reserveCapacity(capacity)
+        heights.reserveCapacity(capacity)
+    }
+
+    public mutating func append(_ frame: Rect) {
+        xs.append(frame.x)
+        ys.append(frame.y)
+        widths.append(frame.width)
+        heights.append(frame.height)
+    }
+
+    /// Bytes held by the frames.
+    public var byteCount: Int { count * 4 * MemoryLayout<Double>.stride }
+}
+
+/// Raw write access to `FrameColumns` while it is being filled.
+///
+/// `@unchecked Sendable` because prepare-by-segment hands one value to several threads, each of which
+/// writes only its own disjoint index range; the buffers outlive the concurrent fill.
+public struct MutableFrameColumns: @unchecked Sendable {
+    public let xs: UnsafeMutableBufferPointer<Double>
+    public let ys: UnsafeMutableBufferPointer<Double>
+    public let widths: UnsafeMutableBufferPointer<Double>
+    public let heights: UnsafeMutableBufferPointer<Double>
+
+    @inlinable
+    public func set(_ index: Int, x: Double, y: Double, width: Double, height: Double) {
+        xs[index] = x
+        ys[index] = y
+        widths[index] = width
+        heights[index] = height
+    }
+
+    @inlinable
+    public func set(_ index: Int, _ frame: Rect) {
+        set(index, x: frame.x, y: frame.y, width: frame.width, height: frame.height)
+    }
+}

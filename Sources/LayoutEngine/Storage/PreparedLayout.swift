@@ -1,0 +1,211 @@
+/// A computed layout: every frame, its content size, and an index for rect queries.
+///
+/// Frames are stored per section in section-local coordinates plus one offset per section
+/// (`sectionTops`); every answer is in content coordinates.
+public struct PreparedLayout: Sendable {
+    /// What the layout was computed from.
+    public let input: LayoutInput
+    /// Section-local frames, one entry per section.
+    public let sectionFrames: [SectionFrames]
+    /// The y at which each section starts.
+    public let sectionTops: [Double]
+    public let contentSize: Size
+    /// Whether each section has a `sectionBackground` decoration.
+    let hasBackground: Bool
+    /// Width of the background decorations (W; bounds.width for columnFlow).
+    let backgroundWidth: Double
+    /// First element ordinal (layout order) of each section, plus the total at the end.
+    let ordinalStarts: [Int]
+    let index: RectIndex
+
+    init(input: LayoutInput, sectionFrames: [SectionFrames], backgroundWidth: Double) {
+        self.input = input
+        self.sectionFrames = sectionFrames
+        self.hasBackground = input.sectionBackgrounds
+        self.backgroundWidth = backgroundWidth
+
+        var tops: [Double] = []
+        tops.reserveCapacity(sectionFrames.count)
+        var ordinals: [Int] = [0]
+        ordinals.reserveCapacity(sectionFrames.count + 1)
+        var y = 0.0
+        for frames in sectionFrames {
+            tops.append(y)
+            y += frames.height
+            let supplementary = (frames.header == nil ? 0 : 1) + (frames.footer == nil ? 0 : 1) + (input.sectionBackgrounds ? 1 : 0)
+            ordinals.append(ordinals[ordinals.count - 1] + frames.cells.count + supplementary)
+        }
+        sectionTops = tops
+        ordinalStarts = ordinals
+        contentSize = Size(width: input.bounds.width, height: y)
+        index = Self.buildIndex(sectionFrames: sectionFrames, tops: tops, elementCount: ordinals[ordinals.count - 1], background: input.sectionBackgrounds ? backgroundWidth : nil)
+    }
+
+    private static func buildIndex(sectionFrames: [SectionFrames], tops: [Double], elementCount: Int, background: Double?) -> RectIndex {
+        RectIndex(elementCount: elementCount) { add in
+            for (section, frames) in sectionFrames.enumerated() {
+                let top = tops[section]
+                if let header = frames.header { add(header.minX, header.minY + top, header.maxX, header.maxY + top) }
+                let cells = frames.cells
+                cells.xs.withUnsafeBufferPointer { xs in
+                    cells.ys.withUnsafeBufferPointer { ys in
+                        cells.widths.withUnsafeBufferPointer { ws in
+                            cells.heights.withUnsafeBufferPointer { hs in
+                                for i in 0..<xs.count {
+                                    let y = ys[i] + top
+                                    add(xs[i], y, xs[i] + ws[i], y + hs[i])
+                                }
+                            }
+                        }
+                    }
+                }
+                if let footer = frames.footer { add(footer.minX, footer.minY + top, footer.maxX, footer.maxY + top) }
+                if let width = background { add(0, top, width, top + frames.height) }
+            }
+        }
+    }
+
+    // MARK: Counts
+
+    /// Number of sections.
+    public var sectionCount: Int { sectionFrames.count }
+
+    /// Number of cells in `section`.
+    public func itemCount(inSection section: Int) -> Int { sectionFrames[section].cells.count }
+
+    /// Every cell of every section.
+    public var itemCount: Int { sectionFrames.reduce(0) { $0 + $1.cells.count } }
+
+    /// Every element: cells, headers, footers and decorations.
+    public var elementCount: Int { ordinalStarts[ordinalStarts.count - 1] }
+
+    /// Bytes held by the frames alone.
+    public var frameBytes: Int {
+        sectionFrames.reduce(0) { $0 + $1.cells.byteCount + 3 * MemoryLayout<Rect?>.stride }
+    }
+
+    /// Bytes held by the layout: frames, index and per-section bookkeeping (what a memory bound counts).
+    public var byteCount: Int {
+        frameBytes + index.byteCount + sectionFrames.count * (MemoryLayout<SectionFrames>.stride + 2 * MemoryLayout<Double>.stride)
+            + inputByteCount
+    }
+
+    private var inputByteCount: Int {
+        input.sections.reduce(0) { total, section in
+            let items = section.items
+            return total + 8 * (items.heights.count + items.aspectRatios.count + items.widths.count) + items.spans.count
+                + (section.ids?.count ?? 0) * MemoryLayout<ItemID>.stride
+        }
+    }
+
+    // MARK: Lookups
+
+    /// The cell at `item` in `section`, or nil when there is none. O(1).
+    public func cell(item: Int, section: Int) -> LayoutElement? {
+        guard sectionFrames.indices.contains(section) else { return nil }
+        let frames = sectionFrames[section]
+        guard item >= 0, item < frames.cells.count else { return nil }
+        return LayoutElement(kind: .cell, section: section, item: item, frame: frames.cells[item].offsetBy(dy: sectionTops[section]))
+    }
+
+    /// The header, footer or background decoration of `section`, or nil when it has none.
+    public func supplementaryElement(_ kind: ElementKind, section: Int) -> LayoutElement? {
+        guard sectionFrames.indices.contains(section) else { return nil }
+        let frames = sectionFrames[section]
+        let local: Rect?
+        switch kind {
+        case .cell: return nil
+        case .header: local = frames.header
+        case .footer: local = frames.footer
+        case .decoration: local = hasBackground ? backgroundFrame(of: frames) : nil
+        }
+        guard let local else { return nil }
+        return LayoutElement(kind: kind, section: section, item: 0, frame: local.offsetBy(dy: sectionTops[section]))
+    }
+
+    private func backgroundFrame(of frames: SectionFrames) -> Rect {
+        Rect(x: 0, y: 0, width: backgroundWidth, height: frames.height)
+    }
+
+    /// A bounds change invalidates the layout iff the size changes; scrolling never does.
+    public func isInvalidated(byBoundsChangeTo newBounds: Size) -> Bool {
+        newBounds != input.bounds
+    }
+
+    // MARK: Element ordinals (layout order)
+
+    /// The section holding element `ordinal`.
+    private func section(ofOrdinal ordinal: Int) -> Int {
+        // The last start that is <= ordinal, skipping empty sections.
+        var low = 0
+        var high = ordinalStarts.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if ordinalStarts[mid] <= ordinal { low = mid } else { high = mid - 1 }
+        }
+        return low
+    }
+
+    /// Calls `body` for every element with an ordinal in `range`, in layout order.
+    func forEachElement(inOrdinals range: Range<Int>, _ body: (LayoutElement) -> Void) {
+        guard !range.isEmpty else { return }
+        var section = self.section(ofOrdinal: range.lowerBound)
+        var ordinal = range.lowerBound
+        while ordinal < range.upperBound, section < sectionFrames.count {
+            let frames = sectionFrames[section]
+            let top = sectionTops[section]
+            let sectionStart = ordinalStarts[section]
+            let sectionEnd = Swift.min(ordinalStarts[section + 1], range.upperBound)
+            let cellStart = sectionStart + (frames.header == nil ? 0 : 1)
+            let cellEnd = cellStart + frames.cells.count
+            while ordinal < sectionEnd {
+                if ordinal < cellStart {
+                    if let header = frames.header {
+                        body(LayoutElement(kind: .header, section: section, item: 0, frame: header.offsetBy(dy: top)))
+                    }
+                } else if ordinal < cellEnd {
+                    let item = ordinal - cellStart
+                    body(LayoutElement(kind: .cell, section: section, item: item, frame: frames.cells[item].offsetBy(dy: top)))
+                } else if ordinal == cellEnd, let footer = frames.footer {
+                    body(LayoutElement(kind: .footer, section: section, item: 0, frame: footer.offsetBy(dy: top)))
+                } else {
+                    body(LayoutElement(kind: .decoration, section: section, item: 0, frame: backgroundFrame(of: frames).offsetBy(dy: top)))
+                }
+                ordinal += 1
+            }
+            section += 1
+        }
+    }
+
+    /// Every element in layout order: per section header, cells by item, footer, decoration.
+    public func forEachElement(_ body: (LayoutElement) -> Void) {
+        forEachElement(inOrdinals: 0..<elementCount, body)
+    }
+
+    // MARK: Rect queries
+
+    /// Every element whose frame overlaps `rect` with positive area, in layout order. O(log n + k).
+    public func forEachElement(in rect: Rect, _ body: (LayoutElement) -> Void) {
+        index.forEachCandidateRange(in: rect) { range in
+            forEachElement(inOrdinals: range) { element in
+                if element.frame.intersects(rect) { body(element) }
+            }
+        }
+    }
+
+    /// Every element whose frame overlaps `rect` with positive area, in layout order.
+    public func elements(in rect: Rect) -> [LayoutElement] {
+        var result: [LayoutElement] = []
+        forEachElement(in: rect) { result.append($0) }
+        return result
+    }
+
+    /// The reference answer for `elements(in:)`: a scan of every element. O(n); for tests and baselines.
+    public func elementsByScanning(in rect: Rect) -> [LayoutElement] {
+        var result: [LayoutElement] = []
+        forEachElement { element in
+            if element.frame.intersects(rect) { result.append(element) }
+        }
+        return result
+    }
+}

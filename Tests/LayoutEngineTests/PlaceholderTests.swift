@@ -1,0 +1,4 @@
+import Testing
+@testable import LayoutEngine
+
+@Test func moduleLinks() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import LayoutWire
+
+@Test func moduleLinks() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import ZeroMQ
+
+@Test func moduleLinks() {}
