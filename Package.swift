@@ -5,10 +5,19 @@ let package = Package(
     name: "layoutd",
     platforms: [.macOS(.v15)],
     products: [
+        .executable(name: "layoutd", targets: ["layoutd"]),
+        .executable(name: "layoutctl", targets: ["layoutctl"]),
         .executable(name: "layout-bench", targets: ["layout-bench"]),
         .library(name: "LayoutEngine", targets: ["LayoutEngine"]),
+        .library(name: "LayoutClient", targets: ["LayoutClient"]),
     ],
-    dependencies: [],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [.defaults, "YAML"]),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    ],
     targets: [
         .systemLibrary(
             name: "CZeroMQ",
@@ -21,10 +30,35 @@ let package = Package(
             linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
         ),
         .target(name: "LayoutWire", dependencies: ["LayoutEngine"]),
+        .target(
+            name: "LayoutServer",
+            dependencies: [
+                "ZeroMQ", "LayoutEngine", "LayoutWire",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        .target(name: "LayoutClient", dependencies: ["ZeroMQ", "LayoutWire"]),
+        .executableTarget(
+            name: "layoutd",
+            dependencies: [
+                "LayoutServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "layoutctl",
+            dependencies: ["LayoutClient", "LayoutWire", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "LayoutWireTests", dependencies: ["LayoutWire", "LayoutEngine"]),
+        .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutClient", "ZeroMQ", "LayoutWire", "LayoutEngine"]),
     ]
 )
 

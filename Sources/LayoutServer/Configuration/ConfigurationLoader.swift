@@ -1,0 +1,67 @@
+import Configuration
+import SystemPackage
+
+/// Reads `ServerConfiguration` from flags, environment and a YAML file (swift-configuration).
+///
+/// Keys (file / environment):
+/// - `front` / `LAYOUTD_FRONT`, `events` / `LAYOUTD_EVENTS`, `stats` / `LAYOUTD_STATS`: endpoints
+/// - `workers` / `LAYOUTD_WORKERS`, `queue` / `LAYOUTD_QUEUE`
+/// - `limits.maxItems` / `LAYOUTD_LIMITS_MAX_ITEMS`, `limits.maxSections` / `LAYOUTD_LIMITS_MAX_SECTIONS`,
+///   `limits.maxMessageBytes` / `LAYOUTD_LIMITS_MAX_MESSAGE_BYTES`
+/// - `store.maxBytes` / `LAYOUTD_STORE_MAX_BYTES`
+/// - `sendHighWaterMark` / `LAYOUTD_SEND_HIGH_WATER_MARK`, `shutdownGraceSeconds` / `LAYOUTD_SHUTDOWN_GRACE_SECONDS`
+/// - `log.level` / `LAYOUTD_LOG_LEVEL`
+public enum ConfigurationLoader {
+    /// Values given on the command line, by config key (`front`, `workers`, …); they win over everything.
+    public typealias Overrides = [String: ConfigValue]
+
+    /// Loads the configuration; `filePath` nil means "no file". A file that is given must exist and parse.
+    public static func load(filePath: String?, overrides: Overrides = [:], environment: [String: String]? = nil) async throws -> ServerConfiguration {
+        var providers: [any ConfigProvider] = []
+        providers.append(InMemoryProvider(name: "flags", values: Dictionary(uniqueKeysWithValues: overrides.map { (AbsoluteConfigKey(splitting: $0.key), $0.value) })))
+        let env = environment.map { EnvironmentVariablesProvider(environmentVariables: $0) } ?? EnvironmentVariablesProvider()
+        providers.append(KeyMappingProvider(upstream: env) { $0.prepending(["layoutd"]) })
+        if let filePath {
+            providers.append(try await FileProvider<YAMLSnapshot>(filePath: FilePath(filePath)))
+        }
+        return try read(ConfigReader(providers: providers))
+    }
+
+    static func read(_ config: ConfigReader) throws -> ServerConfiguration {
+        var c = ServerConfiguration()
+        c.frontEndpoint = config.string(forKey: "front", default: c.frontEndpoint)
+        c.eventsEndpoint = config.string(forKey: "events", default: c.eventsEndpoint)
+        c.statsEndpoint = config.string(forKey: "stats", default: c.statsEndpoint)
+        c.workers = try nonNegative(config.int(forKey: "workers", default: c.workers), "workers")
+        c.queueCapacity = try nonNegative(config.int(forKey: "queue", default: c.queueCapacity), "queue")
+        c.maxItems = try nonNegative(config.int(forKey: "limits.maxItems", default: c.maxItems), "limits.maxItems")
+        c.maxSections = try nonNegative(config.int(forKey: "limits.maxSections", default: c.maxSections), "limits.maxSections")
+        c.maxMessageBytes = Int64(try nonNegative(config.int(forKey: "limits.maxMessageBytes", default: Int(c.maxMessageBytes)), "limits.maxMessageBytes"))
+        c.storeCapacityBytes = try nonNegative(config.int(forKey: "store.maxBytes", default: c.storeCapacityBytes), "store.maxBytes")
+        let hwm = try nonNegative(config.int(forKey: "sendHighWaterMark", default: Int(c.sendHighWaterMark)), "sendHighWaterMark")
+        guard hwm <= Int(Int32.max) else { throw ConfigurationError(key: "sendHighWaterMark", message: "must fit in 32 bits") }
+        c.sendHighWaterMark = Int32(hwm)
+        c.shutdownGraceSeconds = config.double(forKey: "shutdownGraceSeconds", default: c.shutdownGraceSeconds)
+        c.logLevel = config.string(forKey: "log.level", default: c.logLevel)
+        return c
+    }
+
+    private static func nonNegative(_ value: Int, _ key: String) throws -> Int {
+        guard value >= 0 else { throw ConfigurationError(key: key, message: "must be >= 0, not \(value)") }
+        return value
+    }
+}
+
+/// A configuration value that cannot be used.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public var key: String
+    public var message: String
+    public var description: String { "configuration \(key): \(message)" }
+}
+
+extension AbsoluteConfigKey {
+    /// `limits.maxItems` → ["limits", "maxItems"].
+    init(splitting dotted: String) {
+        self.init(dotted.split(separator: ".").map(String.init))
+    }
+}

@@ -1,0 +1,141 @@
+import LayoutEngine
+import Synchronization
+
+/// Why a kept layout stopped being valid (the `reason` of an `invalidated` event).
+public enum InvalidationReason: String, Sendable, Hashable {
+    case bounds
+    case replaced
+    case dropped
+    case evicted
+}
+
+/// A change the store made, in the order it made them; `version` is the layout's version after it.
+public enum StoreChange: Sendable {
+    case invalidated(key: String, version: Int, reason: InvalidationReason, contentSize: Size)
+    case batch(key: String, version: Int, payload: BatchEventPayload, contentSize: Size)
+}
+
+/// What a `batch` event carries beyond key, version and content size; kept opaque to the store.
+public struct BatchEventPayload: Sendable {
+    /// The normalized batch, already encoded as JSON object members (`"deletes":[…],…`).
+    public var encodedMembers: [UInt8]
+    public init(encodedMembers: [UInt8]) { self.encodedMembers = encodedMembers }
+}
+
+/// The prepared layouts kept under their keys, bounded in bytes; the least recently used go first.
+///
+/// A reference type: it is the one shared store of the daemon. Versions count per key from 1 and keep
+/// counting across replace, drop and eviction, so subscribers never see a version go backwards.
+/// Every change is reported to `onChange` while the store's lock is held, so changes reach the
+/// publisher in version order.
+public final class LayoutStore: Sendable {
+    public struct Entry: Sendable {
+        public var layout: PreparedLayout
+        public var version: Int
+        public var bytes: Int
+        fileprivate var lastUse: UInt64
+    }
+
+    /// A summary of one kept layout (the `list` op).
+    public struct Summary: Sendable, Hashable {
+        public var key: String
+        public var version: Int
+        public var items: Int
+        public var bytes: Int
+    }
+
+    private struct State: ~Copyable {
+        var entries: [String: Entry] = [:]
+        /// The last version of every key seen, kept after drop/evict so versions never restart.
+        var lastVersions: [String: Int] = [:]
+        var totalBytes = 0
+        var clock: UInt64 = 0
+    }
+
+    /// The memory bound, in bytes.
+    public let capacityBytes: Int
+    private let state = Mutex(State())
+    private let onChange: @Sendable (StoreChange) -> Void
+
+    public init(capacityBytes: Int, onChange: @escaping @Sendable (StoreChange) -> Void) {
+        self.capacityBytes = capacityBytes
+        self.onChange = onChange
+    }
+
+    /// The entry under `key`, marked as just used.
+    public func entry(forKey key: String) -> Entry? {
+        state.withLock { state in
+            guard var entry = state.entries[key] else { return nil }
+            state.clock += 1
+            entry.lastUse = state.clock
+            state.entries[key] = entry
+            return entry
+        }
+    }
+
+    /// Keeps `layout` under `key` with the next version, evicting least recently used layouts as needed.
+    /// - Parameter replacing: the reason published when an existing layout is replaced (`replaced` for
+    ///   prepare, `bounds` for a size change), or nil when the change is published by the caller's
+    ///   `batch` (pass `batch`).
+    /// - Returns: the new version, or nil when the layout alone is over the store's bound.
+    public func store(_ layout: PreparedLayout, forKey key: String, reason: InvalidationReason?, batch: BatchEventPayload? = nil) -> Int? {
+        let bytes = layout.byteCount
+        guard bytes <= capacityBytes else { return nil }
+        return state.withLock { state in
+            let version = (state.lastVersions[key] ?? 0) + 1
+            state.lastVersions[key] = version
+            if let old = state.entries.removeValue(forKey: key) { state.totalBytes -= old.bytes }
+            state.clock += 1
+            state.entries[key] = Entry(layout: layout, version: version, bytes: bytes, lastUse: state.clock)
+            state.totalBytes += bytes
+            if let batch {
+                onChange(.batch(key: key, version: version, payload: batch, contentSize: layout.contentSize))
+            } else if let reason {
+                onChange(.invalidated(key: key, version: version, reason: reason, contentSize: layout.contentSize))
+            }
+            evictOverflow(&state, keeping: key)
+            return version
+        }
+    }
+
+    /// Forgets `key`, publishing `invalidated` with reason `dropped`; returns the version of that event.
+    public func drop(_ key: String) -> Int? {
+        state.withLock { state in
+            guard let old = state.entries.removeValue(forKey: key) else { return nil }
+            state.totalBytes -= old.bytes
+            return invalidate(&state, key: key, reason: .dropped, contentSize: old.layout.contentSize)
+        }
+    }
+
+    /// Every kept layout, by key.
+    public func summaries() -> [Summary] {
+        state.withLock { state in
+            state.entries.map { key, entry in
+                Summary(key: key, version: entry.version, items: entry.layout.itemCount, bytes: entry.bytes)
+            }
+            .sorted { $0.key < $1.key }
+        }
+    }
+
+    /// Number of kept layouts and the bytes they hold.
+    public var usage: (count: Int, bytes: Int) {
+        state.withLock { ($0.entries.count, $0.totalBytes) }
+    }
+
+    private func evictOverflow(_ state: inout State, keeping key: String) {
+        while state.totalBytes > capacityBytes {
+            let victim = state.entries.filter { $0.key != key }.min { $0.value.lastUse < $1.value.lastUse }
+            guard let (victimKey, entry) = victim else { return }
+            state.entries[victimKey] = nil
+            state.totalBytes -= entry.bytes
+            _ = invalidate(&state, key: victimKey, reason: .evicted, contentSize: entry.layout.contentSize)
+        }
+    }
+
+    private func invalidate(_ state: inout State, key: String, reason: InvalidationReason, contentSize: Size) -> Int {
+        let version = (state.lastVersions[key] ?? 0) + 1
+        state.lastVersions[key] = version
+        onChange(.invalidated(key: key, version: version, reason: reason, contentSize: contentSize))
+        return version
+    }
+}

@@ -1,0 +1,1 @@
+print("layoutd: not yet")
