@@ -23,6 +23,9 @@ enum LibZMQ {
     /// Runs `call` until it gives a definite answer. `EINTR` is retried (or reported as nothing, see
     /// `Interruption`), `EAGAIN` is "would block / no message" and comes back as `nil`, and any other
     /// failure throws a `ZeroMQError` naming `operation`.
+    ///
+    /// A retried blocking receive or send starts its `receiveTimeout` / `sendTimeout` over; signals are
+    /// rare in the daemon (it blocks them for its signal-handling thread), so the bound stays practical.
     static func check(
         _ operation: String,
         onInterrupt interruption: Interruption = .retry,
