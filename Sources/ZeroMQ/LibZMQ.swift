@@ -24,8 +24,8 @@ enum LibZMQ {
     /// `Interruption`), `EAGAIN` is "would block / no message" and comes back as `nil`, and any other
     /// failure throws a `ZeroMQError` naming `operation`.
     ///
-    /// A retried blocking receive or send starts its `receiveTimeout` / `sendTimeout` over; signals are
-    /// rare in the daemon (it blocks them for its signal-handling thread), so the bound stays practical.
+    /// A retried blocking receive or send starts its `receiveTimeout` / `sendTimeout` over. Signals are
+    /// rare, and a thread that blocks them (leaving them to one signal-handling thread) never sees EINTR.
     static func check(
         _ operation: String,
         onInterrupt interruption: Interruption = .retry,
