@@ -1,0 +1,211 @@
+internal import CZeroMQ
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The raw backend: every `zmq_*` call of the module lives in this file (as pyzmq keeps its backend apart
+/// from its friendly layer), so errno handling is written once, in `check`.
+enum LibZMQ {
+    /// What a call does when libzmq reports `EINTR`.
+    enum Interruption {
+        /// Call again: right for calls that made no progress and have nothing to report.
+        case retry
+        /// Report "nothing happened" (`nil`) and let the caller's loop decide; used by `zmq_poll`, whose
+        /// timeout would otherwise start again from the beginning on every signal.
+        case returnNothing
+    }
+
+    /// Runs `call` until it gives a definite answer. `EINTR` is retried (or reported as nothing, see
+    /// `Interruption`), `EAGAIN` is "would block / no message" and comes back as `nil`, and any other
+    /// failure throws a `ZeroMQError` naming `operation`.
+    ///
+    /// A retried blocking receive or send starts its `receiveTimeout` / `sendTimeout` over. Signals are
+    /// rare, and a thread that blocks them (leaving them to one signal-handling thread) never sees EINTR.
+    static func check(
+        _ operation: String,
+        onInterrupt interruption: Interruption = .retry,
+        _ call: () -> Int32
+    ) throws(ZeroMQError) -> Int32? {
+        while true {
+            let result = call()
+            if result != -1 { return result }
+            let code = zmq_errno()
+            switch code {
+            case EINTR where interruption == .retry:
+                continue
+            case EINTR, EAGAIN:
+                return nil
+            default:
+                throw ZeroMQError(code: ZeroMQError.Code(rawValue: code), operation: operation)
+            }
+        }
+    }
+
+    /// `check` for calls where "would block" cannot happen or is itself the failure (bind, options, ...).
+    @discardableResult
+    static func require(_ operation: String, _ call: () -> Int32) throws(ZeroMQError) -> Int32 {
+        guard let result = try check(operation, call) else {
+            throw ZeroMQError(code: .again, operation: operation)
+        }
+        return result
+    }
+
+    static func describe(_ code: Int32) -> String {
+        guard let text = zmq_strerror(code) else { return "errno \(code)" }
+        return String(cString: text)
+    }
+
+    static var version: (major: Int32, minor: Int32, patch: Int32) {
+        var major: Int32 = 0, minor: Int32 = 0, patch: Int32 = 0
+        zmq_version(&major, &minor, &patch)
+        return (major, minor, patch)
+    }
+
+    // MARK: Context
+
+    static func newContext() throws(ZeroMQError) -> UnsafeMutableRawPointer {
+        guard let context = zmq_ctx_new() else {
+            throw ZeroMQError(code: .init(rawValue: zmq_errno()), operation: "zmq_ctx_new")
+        }
+        return context
+    }
+
+    static func setContextOption(_ context: UnsafeMutableRawPointer, _ option: Int32, _ value: Int32) throws(ZeroMQError) {
+        try require("zmq_ctx_set") { zmq_ctx_set(context, option, value) }
+    }
+
+    static func shutdownContext(_ context: UnsafeMutableRawPointer) {
+        // Fails only with EFAULT for an invalid handle, which the owner never passes.
+        _ = zmq_ctx_shutdown(context)
+    }
+
+    static func terminateContext(_ context: UnsafeMutableRawPointer) {
+        // EINTR is retried; the only other failure is EFAULT for an invalid handle.
+        _ = try? check("zmq_ctx_term") { zmq_ctx_term(context) }
+    }
+
+    // MARK: Socket lifecycle
+
+    static func newSocket(_ context: UnsafeMutableRawPointer, type: Int32) throws(ZeroMQError) -> UnsafeMutableRawPointer {
+        guard let socket = zmq_socket(context, type) else {
+            throw ZeroMQError(code: .init(rawValue: zmq_errno()), operation: "zmq_socket")
+        }
+        return socket
+    }
+
+    static func close(_ socket: UnsafeMutableRawPointer) {
+        // Fails only with ENOTSOCK for an invalid handle, which the owner never passes.
+        _ = zmq_close(socket)
+    }
+
+    static func bind(_ socket: UnsafeMutableRawPointer, _ endpoint: String) throws(ZeroMQError) {
+        try require("zmq_bind(\(endpoint))") { zmq_bind(socket, endpoint) }
+    }
+
+    static func unbind(_ socket: UnsafeMutableRawPointer, _ endpoint: String) throws(ZeroMQError) {
+        try require("zmq_unbind(\(endpoint))") { zmq_unbind(socket, endpoint) }
+    }
+
+    static func connect(_ socket: UnsafeMutableRawPointer, _ endpoint: String) throws(ZeroMQError) {
+        try require("zmq_connect(\(endpoint))") { zmq_connect(socket, endpoint) }
+    }
+
+    static func disconnect(_ socket: UnsafeMutableRawPointer, _ endpoint: String) throws(ZeroMQError) {
+        try require("zmq_disconnect(\(endpoint))") { zmq_disconnect(socket, endpoint) }
+    }
+
+    // MARK: Options
+
+    static func setOption(
+        _ socket: UnsafeMutableRawPointer, _ option: Int32, _ value: UnsafeRawBufferPointer
+    ) throws(ZeroMQError) {
+        try require("zmq_setsockopt(\(option))") {
+            zmq_setsockopt(socket, option, value.baseAddress, value.count)
+        }
+    }
+
+    /// Reads an option into a buffer of `capacity` bytes; returns the bytes libzmq wrote.
+    static func option(_ socket: UnsafeMutableRawPointer, _ option: Int32, capacity: Int) throws(ZeroMQError) -> [UInt8] {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(capacity, 1), alignment: 8)
+        defer { buffer.deallocate() }
+        var size = capacity
+        try require("zmq_getsockopt(\(option))") { zmq_getsockopt(socket, option, buffer.baseAddress, &size) }
+        return Array(buffer.prefix(min(size, capacity)))
+    }
+
+    // MARK: Messages
+
+    static func initMessage(_ message: UnsafeMutablePointer<zmq_msg_t>) {
+        // Cannot fail: it only zeroes the structure.
+        _ = zmq_msg_init(message)
+    }
+
+    static func initMessage(_ message: UnsafeMutablePointer<zmq_msg_t>, size: Int) throws(ZeroMQError) {
+        try require("zmq_msg_init_size") { zmq_msg_init_size(message, size) }
+    }
+
+    /// Adopts `buffer`, which must come from `malloc`: libzmq calls `free` when its last reference goes,
+    /// possibly on one of its I/O threads. Frees it here if libzmq refuses it, so ownership always passes.
+    static func initMessage(_ message: UnsafeMutablePointer<zmq_msg_t>, adopting buffer: UnsafeMutableRawBufferPointer) throws(ZeroMQError) {
+        do {
+            // A capture-free closure, so Swift emits it as the C function pointer `zmq_free_fn`.
+            try require("zmq_msg_init_data") {
+                zmq_msg_init_data(message, buffer.baseAddress, buffer.count, { data, _ in free(data) }, nil)
+            }
+        } catch {
+            free(buffer.baseAddress)
+            throw error
+        }
+    }
+
+    static func closeMessage(_ message: UnsafeMutablePointer<zmq_msg_t>) {
+        // Fails only with EFAULT for an invalid message, which the owner never passes.
+        _ = zmq_msg_close(message)
+    }
+
+    static func messageData(_ message: UnsafeMutablePointer<zmq_msg_t>) -> UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(start: zmq_msg_data(message), count: zmq_msg_size(message))
+    }
+
+    static func messageSize(_ message: UnsafeMutablePointer<zmq_msg_t>) -> Int {
+        zmq_msg_size(message)
+    }
+
+    static func messageHasMore(_ message: UnsafeMutablePointer<zmq_msg_t>) -> Bool {
+        zmq_msg_more(message) != 0
+    }
+
+    // MARK: Sending and receiving
+
+    /// Sends a copy of `bytes`; `false` when the socket would block.
+    static func send(_ socket: UnsafeMutableRawPointer, _ bytes: UnsafeRawBufferPointer, flags: Int32) throws(ZeroMQError) -> Bool {
+        try check("zmq_send") { zmq_send(socket, bytes.baseAddress, bytes.count, flags) } != nil
+    }
+
+    /// Hands `message` to the socket (on success libzmq leaves it empty); `false` when the socket would
+    /// block, in which case the message is untouched.
+    static func send(_ socket: UnsafeMutableRawPointer, _ message: UnsafeMutablePointer<zmq_msg_t>, flags: Int32) throws(ZeroMQError) -> Bool {
+        try check("zmq_msg_send") { zmq_msg_send(message, socket, flags) } != nil
+    }
+
+    /// Receives into `message`; `false` when there is nothing to receive (non-blocking or timed out).
+    static func receive(_ socket: UnsafeMutableRawPointer, into message: UnsafeMutablePointer<zmq_msg_t>, flags: Int32) throws(ZeroMQError) -> Bool {
+        try check("zmq_msg_recv") { zmq_msg_recv(message, socket, flags) } != nil
+    }
+
+    // MARK: Polling
+
+    /// Polls `items` in place; returns how many are ready, 0 on timeout or interruption by a signal.
+    static func poll(_ items: inout [zmq_pollitem_t], timeoutMilliseconds: Int) throws(ZeroMQError) -> Int {
+        let count = Int32(items.count)
+        let ready = try check("zmq_poll", onInterrupt: .returnNothing) {
+            zmq_poll(&items, count, timeoutMilliseconds)
+        }
+        return Int(ready ?? 0)
+    }
+}

@@ -1,4 +1,0 @@
-import Testing
-@testable import ZeroMQ
-
-@Test func moduleLinks() {}
