@@ -37,6 +37,22 @@ import Testing
         #expect(layout.contentSize.height == 30)
     }
 
+    @Test("zero-height cells leave their column the shortest, even with columns to spare")
+    func zeroHeightCells() throws {
+        var p = WaterfallParameters()
+        p.columns = 8
+        p.cellPadding = 0
+        let items = ItemSizes([ItemSizing(height: 0), ItemSizing(height: 0), ItemSizing(height: 10), ItemSizing(height: 5)])
+        let layout = try prepare(width: 800, parameters: p, sections: [Section(items: items)])
+        #expect(cellFrames(layout) == [
+            Rect(x: 0, y: 0, width: 100, height: 0),
+            Rect(x: 0, y: 0, width: 100, height: 0),
+            Rect(x: 0, y: 0, width: 100, height: 10),
+            Rect(x: 100, y: 0, width: 100, height: 5),
+        ])
+        #expect(layout.contentSize.height == 10)
+    }
+
     @Test("header above the columns, footer and section end at the tallest column")
     func headerAndFooter() throws {
         let items = ItemSizes([ItemSizing(height: 20), ItemSizing(height: 50), ItemSizing(height: 20)])

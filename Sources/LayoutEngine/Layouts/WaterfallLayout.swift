@@ -13,8 +13,9 @@ enum WaterfallLayout: SectionLayout {
         let top = header?.maxY ?? 0
         let items = section.items
         let count = items.count
-        // Columns past the item count stay empty at `top`: with every column equally tall, item i of the
-        // first `columns` goes to column i.
+        // No item reaches a column past the item count: before item i, columns i… are still at `top`, the
+        // least height there is, so the lowest-indexed shortest column is at most i. Tracking only those
+        // keeps a huge `columns` from costing memory or time.
         let columnsInUse = Swift.min(p.columns, Swift.max(count, 1))
         var bottom = top
         let cells = FrameColumns(count: count) { frames in
