@@ -71,10 +71,12 @@ public struct ItemSizes: Hashable, Sendable {
 
     public mutating func insert(_ item: ItemSizing, at index: Int) {
         ensureColumns(for: item)
-        if !heights.isEmpty { heights.insert(item.height ?? .nan, at: index) }
-        if !aspectRatios.isEmpty { aspectRatios.insert(item.aspectRatio ?? .nan, at: index) }
-        if !widths.isEmpty { widths.insert(item.width ?? .nan, at: index) }
-        if !spans.isEmpty { spans.insert(item.isSpan, at: index) }
+        // With no items yet, a column this item needs is still empty after `ensureColumns`, so the item's
+        // own field decides too (else the first item's value would be dropped).
+        if item.height != nil || !heights.isEmpty { heights.insert(item.height ?? .nan, at: index) }
+        if item.aspectRatio != nil || !aspectRatios.isEmpty { aspectRatios.insert(item.aspectRatio ?? .nan, at: index) }
+        if item.width != nil || !widths.isEmpty { widths.insert(item.width ?? .nan, at: index) }
+        if item.isSpan || !spans.isEmpty { spans.insert(item.isSpan, at: index) }
         count += 1
     }
 

@@ -1,0 +1,79 @@
+/// The running heights of a waterfall section's columns: picks the shortest one for each item.
+protocol WaterfallColumnHeights {
+    /// Puts a cell `height` tall on the shortest column (ties: the lowest index) and returns that
+    /// column and the y it had before.
+    mutating func placeOnShortest(height: Double) -> (column: Int, y: Double)
+    /// The tallest column's height.
+    var tallest: Double { get }
+}
+
+/// A linear scan: the fastest pick for the few columns a waterfall usually has.
+struct ScannedWaterfallColumns: WaterfallColumnHeights {
+    /// One running height per column; at least one.
+    let heights: UnsafeMutableBufferPointer<Double>
+
+    @inline(__always)
+    mutating func placeOnShortest(height: Double) -> (column: Int, y: Double) {
+        var shortest = 0
+        var y = heights[0]
+        for column in 1..<heights.count where heights[column] < y {
+            shortest = column
+            y = heights[column]
+        }
+        heights[shortest] = y + height
+        return (shortest, y)
+    }
+
+    var tallest: Double { heights.max() ?? 0 }
+}
+
+/// A binary min-heap ordered by (height, column): O(log columns) per item for many columns, and the
+/// same choice as the scan, since the lexicographic minimum is the shortest column with the lowest index.
+struct HeapedWaterfallColumns: WaterfallColumnHeights {
+    /// One running height per column; at least one.
+    let heights: UnsafeMutableBufferPointer<Double>
+    /// Column indices in heap order.
+    let heap: UnsafeMutableBufferPointer<Int>
+
+    /// Every column starts at `heights`' values, which must all be equal (so index order is a valid heap).
+    init(heights: UnsafeMutableBufferPointer<Double>, heap: UnsafeMutableBufferPointer<Int>) {
+        self.heights = heights
+        self.heap = heap
+        for slot in heap.indices { heap[slot] = slot }
+    }
+
+    @inline(__always)
+    private func precedes(_ a: Int, _ b: Int) -> Bool {
+        let ya = heights[a]
+        let yb = heights[b]
+        return ya < yb || (ya == yb && a < b)
+    }
+
+    mutating func placeOnShortest(height: Double) -> (column: Int, y: Double) {
+        let column = heap[0]
+        let y = heights[column]
+        heights[column] = y + height
+        siftDownRoot()
+        return (column, y)
+    }
+
+    /// Restores the heap after the root's column grew.
+    private func siftDownRoot() {
+        let count = heap.count
+        let moving = heap[0]
+        var slot = 0
+        while true {
+            let left = 2 * slot + 1
+            guard left < count else { break }
+            var child = left
+            let right = left + 1
+            if right < count, precedes(heap[right], heap[left]) { child = right }
+            guard precedes(heap[child], moving) else { break }
+            heap[slot] = heap[child]
+            slot = child
+        }
+        heap[slot] = moving
+    }
+
+    var tallest: Double { heights.max() ?? 0 }
+}
