@@ -71,10 +71,12 @@ public struct ItemSizes: Hashable, Sendable {
 
     public mutating func insert(_ item: ItemSizing, at index: Int) {
         ensureColumns(for: item)
-        if !heights.isEmpty { heights.insert(item.height ?? .nan, at: index) }
-        if !aspectRatios.isEmpty { aspectRatios.insert(item.aspectRatio ?? .nan, at: index) }
-        if !widths.isEmpty { widths.insert(item.width ?? .nan, at: index) }
-        if !spans.isEmpty { spans.insert(item.isSpan, at: index) }
+        // With no items yet a materialised column is still empty, so a field the item sets must be
+        // written even though its column looks absent.
+        if !heights.isEmpty || item.height != nil { heights.insert(item.height ?? .nan, at: index) }
+        if !aspectRatios.isEmpty || item.aspectRatio != nil { aspectRatios.insert(item.aspectRatio ?? .nan, at: index) }
+        if !widths.isEmpty || item.width != nil { widths.insert(item.width ?? .nan, at: index) }
+        if !spans.isEmpty || item.isSpan { spans.insert(item.isSpan, at: index) }
         count += 1
     }
 
