@@ -78,6 +78,17 @@ private func fractionalRatio(_ i: Int) -> Double {
         #expect(layout.contentSize.height == 162)
     }
 
+    @Test func insetSupplementaryViewsLineUpWithTheItemsToTheLastBit() throws {
+        // Fractional insets: W - left - right and W - (left + right) differ in the last bit for these
+        // (320 - 0.3 - 0.6 = 319.09999999999997, 320 - 0.9 = 319.1); header and footer must match the items.
+        let p = listParameters(insets: Insets(top: 0, left: 0.3, bottom: 0, right: 0.6), header: 10, footer: 10, insetSupplementaryViews: true)
+        let layout = try prepareList(p, sections: [Section(count: 1)])
+        let item = try #require(layout.cell(item: 0, section: 0)?.frame)
+        #expect(item.width == 320 - 0.3 - 0.6)
+        #expect(layout.supplementaryElement(.header, section: 0)?.frame == Rect(x: 0.3, y: 0, width: item.width, height: 10))
+        #expect(layout.supplementaryElement(.footer, section: 0)?.frame == Rect(x: 0.3, y: 46, width: item.width, height: 10))
+    }
+
     @Test func noHeaderOrFooterWhenTheirHeightIsZero() throws {
         let layout = try prepareList(listParameters(), sections: [Section(count: 1)])
         #expect(layout.supplementaryElement(.header, section: 0) == nil)
