@@ -270,6 +270,20 @@ private func section(_ items: [ItemSizing], header: Double? = nil, footer: Doubl
         #expect(layout.contentSize.height == 142)
     }
 
+    @Test func perSectionParametersOverrideTheSpec() throws {
+        // Section 0 with the spec: one 60×60 at 0..60. Section 1 at 60 overrides: spacing 4, default 30×10,
+        // insets l20 r20 (Wr 280), center: two 30×10 → rowWidth 64, shift (280 - 64) / 2 = 108 → x 128, 162.
+        let override = flowParameters(spacing: 4, defaultSize: Size(width: 30, height: 10), insets: Insets(left: 20, right: 20), transform: .center)
+        let sections = [Section(count: 1), Section(items: ItemSizes(count: 2), parameters: .flow(override))]
+        let layout = try prepareFlow(flowParameters(), sections: sections)
+        #expect(layout.sectionTops == [0, 60])
+        #expect(cellFrames(layout, section: 1) == [
+            Rect(x: 128, y: 60, width: 30, height: 10),
+            Rect(x: 162, y: 60, width: 30, height: 10),
+        ])
+        #expect(layout.contentSize.height == 70)
+    }
+
     @Test func defaultItemsFillRowsAcrossTheWidth() throws {
         // All-default items 60×60, W 320, spacing 8: 60 + 4 × 68 = 332 > 320, so 4 per row (x 0, 68, 136, 204).
         let layout = try prepareFlow(flowParameters(), sections: [Section(count: 10)])
