@@ -55,8 +55,9 @@ enum ListLayout: SectionLayout {
     }
 
     private static func supplementaryFrame(y: Double, height: Double, width W: Double, parameters p: ListParameters) -> Rect {
+        // The items' own expression: `W - (left + right)` can differ from it in the last bit.
         p.insetSupplementaryViews
-            ? Rect(x: p.sectionInsets.left, y: y, width: W - p.sectionInsets.horizontal, height: height)
+            ? Rect(x: p.sectionInsets.left, y: y, width: W - p.sectionInsets.left - p.sectionInsets.right, height: height)
             : Rect(x: 0, y: y, width: W, height: height)
     }
 }
