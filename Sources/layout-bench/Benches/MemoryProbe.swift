@@ -84,7 +84,7 @@ enum MemoryProbe {
         warmUp(request)
         guard let before = ProcessMemory.status() else { return 1 }
         ProcessMemory.resetPeak()
-        let reading: Reading?
+        let reading: Reading
         switch request.side {
         case .ours:
             guard let layout = try? PreparedLayout.prepare(input), let after = ProcessMemory.status() else { return 1 }
@@ -103,7 +103,6 @@ enum MemoryProbe {
             )
             blackHole(layout)
         }
-        guard let reading else { return 1 }
         print(reading.line)
         return 0
     }
