@@ -1,0 +1,56 @@
+/// How often a measurement runs: warm-ups first (discarded), then the timed runs.
+struct Repetitions: Sendable {
+    var warmUps: Int
+    var runs: Int
+}
+
+/// The median of the timed runs, in seconds.
+struct Timing: Sendable {
+    var seconds: Double
+    var runs: Int
+}
+
+enum Stopwatch {
+    /// Runs `body` `repetitions.warmUps + repetitions.runs` times and returns the median of the timed runs.
+    ///
+    /// What `body` returns is kept alive until the clock has stopped, so freeing it is never timed
+    /// (neither for us nor for the baseline), and handed to `blackHole` so the work cannot be optimised away.
+    static func measure<Result>(_ repetitions: Repetitions, _ body: () throws -> Result) rethrows -> Timing {
+        let clock = ContinuousClock()
+        for _ in 0..<repetitions.warmUps {
+            blackHole(try body())
+        }
+        var samples: [Double] = []
+        samples.reserveCapacity(repetitions.runs)
+        for _ in 0..<Swift.max(1, repetitions.runs) {
+            var result: Result?
+            let start = clock.now
+            result = try body()
+            let elapsed = start.duration(to: clock.now)
+            blackHole(result)
+            result = nil
+            samples.append(elapsed.seconds)
+        }
+        return Timing(seconds: median(samples), runs: samples.count)
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
+    }
+}
+
+/// Consumes a value where the optimiser cannot see it.
+@inline(never)
+func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
