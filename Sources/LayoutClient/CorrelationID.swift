@@ -14,6 +14,13 @@ public enum CorrelationID: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The id whose JSON text is `text` (a member found by `JSONMemberScanner`); `nil` for a missing
+    /// member and for anything but a string or a number.
+    init?(jsonText text: ArraySlice<UInt8>?) {
+        guard let text else { return nil }
+        self.init(json: JSONCoding.value(from: Array(text)))
+    }
+
     /// The value to put in a request object: integral numbers as `Int`, so they are written without a
     /// fraction.
     var jsonValue: Any {

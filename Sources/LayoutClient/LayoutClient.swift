@@ -50,8 +50,20 @@ public final class LayoutClient {
     /// - Throws: `ClientError.timeout` when no reply comes within `timeout`; the connection is then
     ///   reset so that the late reply cannot arrive at all.
     public func request(_ body: [UInt8]) throws(ClientError) -> [UInt8] {
-        let id = CorrelationID(json: JSONCoding.object(from: body)?["id"])
-        return try exchange(body, id: id).body
+        try request(body, id: CorrelationID(jsonText: JSONMemberScanner.member("id", in: body)))
+    }
+
+    /// Sends one request body whose `id` the caller knows (`nil`: it has none) and returns the body of
+    /// its reply, matched as `request(_:)` does.
+    public func request(_ body: [UInt8], id: CorrelationID?) throws(ClientError) -> [UInt8] {
+        try connection.send(body)
+        let deadline = ContinuousClock.now + timeout
+        while let reply = try connection.receive(until: deadline) {
+            let replyID = CorrelationID(jsonText: JSONMemberScanner.member("id", in: reply))
+            if replyID == nil || replyID == id { return reply }
+        }
+        try connection.reconnect()
+        throw .timeout(endpoint: connection.endpoint, after: timeout)
     }
 
     /// Sends one request body without waiting for its reply: pipelining for benchmarks. Collect the
@@ -74,8 +86,7 @@ public final class LayoutClient {
     /// fields of PROTOCOL.md; use it directly for fields or ops they do not cover.
     public func call(_ op: String, fields: [String: Any] = [:]) throws(ClientError) -> Reply {
         let request = try makeRequest(op, fields: fields)
-        let (object, body) = try exchange(request.body, id: request.id)
-        return try Reply(object: object, body: body)
+        return try Reply(body: self.request(request.body, id: request.id))
     }
 
     /// A request body for `op` with `fields`, a fresh `id` and `v` 1: for `send(_:)`. Members of
@@ -88,19 +99,5 @@ public final class LayoutClient {
         object["id"] = id.jsonValue
         object["op"] = op
         return (id, try JSONCoding.bytes(of: object))
-    }
-
-    private func exchange(_ body: [UInt8], id: CorrelationID?) throws(ClientError) -> (object: AnyJSONObject, body: [UInt8]) {
-        try connection.send(body)
-        let deadline = ContinuousClock.now + timeout
-        while let replyBody = try connection.receive(until: deadline) {
-            let object = try AnyJSONObject(parsing: replyBody)
-            let replyID = CorrelationID(json: object["id"])
-            if replyID == nil || replyID == id {
-                return (object, replyBody)
-            }
-        }
-        try connection.reconnect()
-        throw .timeout(endpoint: connection.endpoint, after: timeout)
     }
 }

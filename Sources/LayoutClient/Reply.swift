@@ -16,10 +16,7 @@ public struct Reply {
 
     /// Reads a reply body.
     public init(body: [UInt8]) throws(ClientError) {
-        try self.init(object: AnyJSONObject(parsing: body), body: body)
-    }
-
-    init(object: AnyJSONObject, body: [UInt8]) throws(ClientError) {
+        let object = try AnyJSONObject(parsing: body)
         guard let ok = object.bool("ok") else {
             throw .malformedReply("reply without a boolean \"ok\": \(JSONCoding.preview(body))")
         }
