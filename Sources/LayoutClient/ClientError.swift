@@ -1,0 +1,38 @@
+import ZeroMQ
+
+/// A request that did not produce a reply from the daemon: the daemon's own error answers are
+/// `ReplyError`s inside a `Reply`, not this.
+public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No reply came from `endpoint` within `after`. The connection has been reset, so a late reply to
+    /// this request can never be taken for the reply to a later one.
+    case timeout(endpoint: String, after: Duration)
+    /// A socket call failed (a malformed endpoint, a terminated context, ...).
+    case transport(ZeroMQError)
+    /// The daemon answered with something that is not a reply of the wire contract.
+    case malformedReply(String)
+    /// What the caller asked to send cannot be sent (a job that is not a JSON object, a value
+    /// `JSONSerialization` cannot write).
+    case invalidInput(String)
+
+    /// A short snake_case name for scripts and log lines, in the style of the daemon's error codes.
+    public var code: String {
+        switch self {
+        case .timeout: "timeout"
+        case .transport: "transport"
+        case .malformedReply: "malformed_reply"
+        case .invalidInput: "invalid_input"
+        }
+    }
+
+    /// What went wrong, without the code.
+    public var message: String {
+        switch self {
+        case .timeout(let endpoint, let after): "no reply from \(endpoint) within \(after.secondsText)"
+        case .transport(let error): error.description
+        case .malformedReply(let reason): reason
+        case .invalidInput(let reason): reason
+        }
+    }
+
+    public var description: String { "error \(code): \(message)" }
+}

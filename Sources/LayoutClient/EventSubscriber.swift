@@ -1,0 +1,72 @@
+import ZeroMQ
+
+/// A subscriber to layoutd's events socket (an XPUB): `invalidated:<layout>` and `batch:<layout>` topics.
+///
+/// Not `Sendable`: it owns a SUB socket, which belongs to one thread.
+///
+/// Subscriptions travel to the daemon asynchronously, so events published right after `subscribe`
+/// returns may be missed (ZeroMQ's "slow joiner"); and the daemon drops events for subscribers that
+/// fall behind. Both show as a gap in a layout's `version`, which is the signal to query afresh.
+public final class EventSubscriber {
+    /// layoutd's default events endpoint.
+    public static let defaultEndpoint = "tcp://127.0.0.1:5556"
+
+    /// The events endpoint this subscriber connects to.
+    public let endpoint: String
+    private let socket: Socket
+    private var poller = Poller()
+
+    /// Connects to `endpoint` and subscribes to each of `prefixes` (none: subscribe later).
+    ///
+    /// - Parameter context: the ZeroMQ context to make the socket in; `nil` makes one for this subscriber.
+    public init(
+        endpoint: String = EventSubscriber.defaultEndpoint,
+        context: Context? = nil,
+        prefixes: [String] = []
+    ) throws(ClientError) {
+        self.endpoint = endpoint
+        let context = try makeContext(context)
+        socket = try transport { () throws(ZeroMQError) in
+            let socket = try Socket(.sub, in: context)
+            try socket.connect(endpoint)
+            for prefix in prefixes { try socket.subscribe(prefix) }
+            return socket
+        }
+        poller.register(socket, for: .readable)
+    }
+
+    /// Receives events whose topic starts with `prefix`: `batch:` for every batch, `batch:feed` for one
+    /// layout's (and any key that starts with `feed`), `""` for everything.
+    public func subscribe(_ prefix: String) throws(ClientError) {
+        try transport { () throws(ZeroMQError) in try socket.subscribe(prefix) }
+    }
+
+    /// Removes one `subscribe(prefix)`.
+    public func unsubscribe(_ prefix: String) throws(ClientError) {
+        try transport { () throws(ZeroMQError) in try socket.unsubscribe(prefix) }
+    }
+
+    /// The next event, or `nil` if none came within `timeout` (`nil`: wait without limit).
+    ///
+    /// - Throws: `ClientError.malformedReply` for an event that is not two frames with a JSON object
+    ///   body; the event is consumed, so the next call goes on with the one after it.
+    public func next(timeout: Duration?) throws(ClientError) -> LayoutEvent? {
+        let deadline = timeout.map { ContinuousClock.now + $0 }
+        while true {
+            if let frames = try transport({ () throws(ZeroMQError) in try socket.receiveMultipart(flags: .dontWait) }) {
+                guard frames.count == 2 else {
+                    throw .malformedReply("an event of \(frames.count) frames, not 2 (topic, body)")
+                }
+                return try LayoutEvent(topic: frames[0], body: frames[1])
+            }
+            let remaining = deadline.map { $0 - .now }
+            if let remaining, remaining <= .zero { return nil }
+            _ = try transport { () throws(ZeroMQError) in try poller.poll(timeout: remaining) }
+        }
+    }
+
+    /// Closes the socket. `deinit` closes too.
+    public func close() {
+        socket.close()
+    }
+}

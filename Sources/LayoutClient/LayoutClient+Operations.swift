@@ -1,0 +1,116 @@
+/// The ops of PROTOCOL.md. Each returns the daemon's `Reply`, success or failure; they throw only when
+/// no reply came (`ClientError`).
+extension LayoutClient {
+    /// `ping`: the daemon's version, layouts and uptime.
+    public func ping() throws(ClientError) -> Reply {
+        try call("ping")
+    }
+
+    /// `layout`: computes `job` (bounds, spec, sections, ...) without keeping it.
+    ///
+    /// - Parameters:
+    ///   - returning: the attributes to return; `nil` leaves it to the job, else the daemon (all).
+    ///   - format: how to list them; `nil` leaves it to the job, else the daemon (objects).
+    public func layout(job: [String: Any], returning: ReturnedElements? = nil, format: ReplyFormat? = nil) throws(ClientError) -> Reply {
+        try call("layout", fields: Self.job(job, layout: nil, returning: returning, format: format))
+    }
+
+    /// `layout` for a job read from JSON text (a job file): its members are sent with this request's
+    /// `op`, `id` and options.
+    public func layout(jobBytes: [UInt8], returning: ReturnedElements? = nil, format: ReplyFormat? = nil) throws(ClientError) -> Reply {
+        try layout(job: Self.parseJob(jobBytes), returning: returning, format: format)
+    }
+
+    /// `prepare`: computes `job` and keeps it under `key`, replacing an earlier one.
+    ///
+    /// - Parameter returning: the attributes to return; `nil` leaves it to the job, else the daemon (none).
+    public func prepare(
+        key: String, job: [String: Any], returning: ReturnedElements? = nil, format: ReplyFormat? = nil
+    ) throws(ClientError) -> Reply {
+        try call("prepare", fields: Self.job(job, layout: key, returning: returning, format: format))
+    }
+
+    /// `prepare` for a job read from JSON text (a job file).
+    public func prepare(
+        key: String, jobBytes: [UInt8], returning: ReturnedElements? = nil, format: ReplyFormat? = nil
+    ) throws(ClientError) -> Reply {
+        try prepare(key: key, job: Self.parseJob(jobBytes), returning: returning, format: format)
+    }
+
+    /// `query` by rectangle: the elements of layout `key` that overlap `rect`, in layout order.
+    public func query(key: String, rect: QueryRect, format: ReplyFormat? = nil) throws(ClientError) -> Reply {
+        try call("query", fields: Self.fields(key: key, ["rect": rect.jsonValue], format: format))
+    }
+
+    /// `query` by index paths: the cells at `items` (those that exist).
+    public func query(key: String, items: [ItemLocation], format: ReplyFormat? = nil) throws(ClientError) -> Reply {
+        try call("query", fields: Self.fields(key: key, ["items": items.map(\.jsonValue)], format: format))
+    }
+
+    /// `query` of supplementary elements: the `kind` elements of `sections`.
+    public func query(
+        key: String, supplementary kind: SupplementaryKind, sections: [Int], format: ReplyFormat? = nil
+    ) throws(ClientError) -> Reply {
+        let supplementary: [String: Any] = ["kind": kind.rawValue, "sections": sections]
+        return try call("query", fields: Self.fields(key: key, ["supplementary": supplementary], format: format))
+    }
+
+    /// `bounds`: gives layout `key` a new size; the daemon re-prepares it if the size changed.
+    public func bounds(key: String, width: Double, height: Double) throws(ClientError) -> Reply {
+        try call("bounds", fields: ["layout": key, "bounds": ["width": width, "height": height]])
+    }
+
+    /// `drop`: forgets layout `key`.
+    public func drop(key: String) throws(ClientError) -> Reply {
+        try call("drop", fields: ["layout": key])
+    }
+
+    /// `list`: the kept layouts with their versions, item counts and sizes.
+    public func list() throws(ClientError) -> Reply {
+        try call("list")
+    }
+
+    /// `update`: applies a batch (`{"delete":[s,i]}`, `{"insert":[s,i],"item":{…}}`, ...) to layout
+    /// `key`, all or nothing.
+    ///
+    /// - Parameter ifVersion: apply only if the layout is at this version (else `version_conflict`).
+    public func update(key: String, updates: [[String: Any]], ifVersion: Int? = nil) throws(ClientError) -> Reply {
+        var fields: [String: Any] = ["layout": key, "updates": updates]
+        if let ifVersion { fields["ifVersion"] = ifVersion }
+        return try call("update", fields: fields)
+    }
+
+    /// `diff`: gives layout `key` new contents by item identity (`[{"ids":[…],"heights":[…]}, …]`); the
+    /// daemon computes and applies the batch and returns it.
+    public func diff(key: String, sections: [[String: Any]]) throws(ClientError) -> Reply {
+        try call("diff", fields: ["layout": key, "sections": sections])
+    }
+
+    // MARK: Building bodies
+
+    /// The members of a job file.
+    static func parseJob(_ bytes: [UInt8]) throws(ClientError) -> [String: Any] {
+        guard let value = JSONCoding.value(from: bytes) else {
+            throw .invalidInput("the job is not valid JSON: \(JSONCoding.preview(bytes))")
+        }
+        guard let job = value as? [String: Any] else { throw .invalidInput("the job is not a JSON object") }
+        return job
+    }
+
+    private static func job(
+        _ job: [String: Any], layout key: String?, returning: ReturnedElements?, format: ReplyFormat?
+    ) -> [String: Any] {
+        var fields = job
+        if let key { fields["layout"] = key }
+        if let returning { fields["return"] = returning.jsonValue }
+        if let format { fields["format"] = format.rawValue }
+        return fields
+    }
+
+    private static func fields(key: String, _ selector: [String: Any], format: ReplyFormat?) -> [String: Any] {
+        var fields = selector
+        fields["layout"] = key
+        if let format { fields["format"] = format.rawValue }
+        return fields
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import LayoutClient
+
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Print the daemon's events as they come, until interrupted or --count events.",
+        discussion: """
+            Prefixes select topics: 'batch:' every batch, 'invalidated:feed' one layout's invalidations; none \
+            selects everything. A gap in a layout's versions (events dropped or published before the \
+            subscription reached the daemon) is reported.
+            """
+    )
+
+    @ParentCommand private var root: Layoutctl
+    private var options: GlobalOptions { root.options }
+
+    @Argument(help: "Topic prefixes to subscribe to (default: all events).")
+    var prefixes: [String] = []
+
+    @Option(help: "Stop after this many events.")
+    var count: Int?
+
+    func validate() throws {
+        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+    }
+
+    func run() throws {
+        do {
+            let subscriber = try EventSubscriber(endpoint: options.eventsEndpoint, prefixes: prefixes.isEmpty ? [""] : prefixes)
+            var versions = VersionTracker()
+            var received = 0
+            while count.map({ received < $0 }) ?? true {
+                let event: LayoutEvent
+                do {
+                    guard let next = try subscriber.next(timeout: nil) else { continue }
+                    event = next
+                } catch .malformedReply(let reason) {
+                    Console.printError("warning: skipped an event: \(reason)")
+                    continue
+                }
+                received += 1
+                if options.json {
+                    Console.print(bytes: event.bytes)
+                } else {
+                    if let gap = versions.gap(before: event) { Console.print(gap) }
+                    Console.print(Self.line(event))
+                }
+            }
+        } catch {
+            throw Failure.report(error)
+        }
+    }
+
+    static func line(_ event: LayoutEvent) -> String {
+        switch event.kind {
+        case "batch":
+            return BatchSummary.event(event)
+        case "invalidated":
+            return "invalidated \(event.layout ?? "?") v\(event.version.map(String.init) ?? "?") (\(event.reason ?? "?"))"
+        default:
+            return "\(event.topic) \(String(decoding: event.bytes, as: UTF8.self))"
+        }
+    }
+}
+
+/// The last version seen per layout, to notice missed events.
+struct VersionTracker {
+    private var last: [String: Int] = [:]
+
+    /// A note when `event` skips versions of its layout; records its version either way.
+    mutating func gap(before event: LayoutEvent) -> String? {
+        guard let layout = event.layout, let version = event.version else { return nil }
+        let previous = last[layout]
+        // A dropped layout starts again at version 1 when it is prepared anew.
+        last[layout] = event.reason == "dropped" ? nil : version
+        guard let previous, version > previous + 1 else { return nil }
+        let missed = version - previous - 1
+        return "missed \(missed) event\(missed == 1 ? "" : "s") of \(layout) (v\(previous) → v\(version)): re-query it"
+    }
+}

@@ -1,0 +1,23 @@
+import ArgumentParser
+
+/// `layoutctl`: talks to a running layoutd from the command line.
+@main
+struct Layoutctl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "layoutctl",
+        abstract: "Submit, query and update layouts on a running layoutd; watch its events and stats.",
+        discussion: """
+            Job files are the JSON of PROTOCOL.md without op and id (see examples/jobs); '-' reads standard input.
+            Exit status: 0 on success, 1 when the daemon answered with an error, 2 when no answer came or \
+            the input could not be read, 64 for usage errors.
+            """,
+        subcommands: [
+            PingCommand.self, LayoutCommand.self, PrepareCommand.self, QueryCommand.self, BoundsCommand.self,
+            UpdateCommand.self, DiffCommand.self, DropCommand.self, ListCommand.self, WatchCommand.self,
+            StatsCommand.self,
+        ]
+    )
+
+    /// Options for every subcommand, given before or after its name.
+    @OptionGroup var options: GlobalOptions
+}

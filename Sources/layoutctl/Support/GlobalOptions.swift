@@ -1,0 +1,30 @@
+import ArgumentParser
+import LayoutClient
+
+/// The options every subcommand takes: where the daemon is, how long to wait, how to print.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .customLong("front"), help: "The daemon's front (request) endpoint.")
+    var frontEndpoint = LayoutClient.defaultEndpoint
+
+    @Option(name: .customLong("events"), help: "The daemon's events endpoint.")
+    var eventsEndpoint = EventSubscriber.defaultEndpoint
+
+    @Option(name: .customLong("stats"), help: "The daemon's stats endpoint.")
+    var statsEndpoint = StatsClient.defaultEndpoint
+
+    @Option(help: "Seconds to wait for a reply.")
+    var timeout: Double = 5
+
+    @Flag(help: "Print the raw reply JSON (events: one body per line) instead of a summary.")
+    var json = false
+
+    func validate() throws {
+        guard timeout.isFinite, timeout > 0 else { throw ValidationError("--timeout must be a positive number of seconds") }
+    }
+
+    var replyTimeout: Duration { .seconds(timeout) }
+
+    func makeClient() throws(ClientError) -> LayoutClient {
+        try LayoutClient(endpoint: frontEndpoint, timeout: replyTimeout)
+    }
+}

@@ -1,1 +1,0 @@
-print("layoutctl: not yet")
