@@ -1,0 +1,153 @@
+import LayoutEngine
+
+/// A request's `id`, echoed in its reply exactly as sent.
+public enum RequestID: Hashable, Sendable {
+    case string(String)
+    /// The number's exact text, so `12345678901234567890` or `1.50` comes back unchanged.
+    case number(String)
+}
+
+/// The operations of the front socket (PROTOCOL.md, Ops on the front socket).
+public enum OperationName: String, Hashable, Sendable, CaseIterable {
+    case ping, layout, prepare, query, bounds, update, diff, drop, list
+}
+
+/// One decoded request.
+public struct Request: Sendable {
+    /// nil when the request has none (or `null`); the reply then carries `"id":null`.
+    public var id: RequestID?
+    public var operation: Operation
+
+    public init(id: RequestID?, operation: Operation) {
+        self.id = id
+        self.operation = operation
+    }
+}
+
+/// What a request asks for, with its op-specific fields decoded.
+public enum Operation: Sendable {
+    case ping
+    case layout(LayoutRequest)
+    case prepare(PrepareRequest)
+    case query(QueryRequest)
+    case bounds(BoundsRequest)
+    /// A batch update. Its body is decoded by the batch-update decoder, not here: this is the whole
+    /// request object as a generic value (the extension point for that decoder).
+    case update(JSONObject)
+    /// A diff against new contents; like `update`, the whole request object, decoded elsewhere.
+    case diff(JSONObject)
+    case drop(DropRequest)
+    case list
+
+    public var name: OperationName {
+        switch self {
+        case .ping: return .ping
+        case .layout: return .layout
+        case .prepare: return .prepare
+        case .query: return .query
+        case .bounds: return .bounds
+        case .update: return .update
+        case .diff: return .diff
+        case .drop: return .drop
+        case .list: return .list
+        }
+    }
+}
+
+/// `layout`: compute and answer, keep nothing.
+public struct LayoutRequest: Sendable {
+    public var input: LayoutInput
+    /// Which attributes the reply carries; nil for `"return":"none"`. Default: all.
+    public var attributes: AttributeSelection?
+    public var format: AttributesFormat
+
+    public init(input: LayoutInput, attributes: AttributeSelection? = .all, format: AttributesFormat = .objects) {
+        self.input = input
+        self.attributes = attributes
+        self.format = format
+    }
+}
+
+/// `prepare`: compute and keep under `layout`.
+public struct PrepareRequest: Sendable {
+    public var layout: String
+    public var input: LayoutInput
+    /// Which attributes the reply carries; nil (the default) for `"return":"none"`.
+    public var attributes: AttributeSelection?
+    public var format: AttributesFormat
+
+    public init(layout: String, input: LayoutInput, attributes: AttributeSelection? = nil, format: AttributesFormat = .objects) {
+        self.layout = layout
+        self.input = input
+        self.attributes = attributes
+        self.format = format
+    }
+}
+
+/// `query`: attributes of a kept layout.
+public struct QueryRequest: Hashable, Sendable {
+    public var layout: String
+    public var selection: AttributeSelection
+    public var format: AttributesFormat
+
+    public init(layout: String, selection: AttributeSelection, format: AttributesFormat = .objects) {
+        self.layout = layout
+        self.selection = selection
+        self.format = format
+    }
+}
+
+/// `bounds`: new bounds for a kept layout; only a size change invalidates it.
+public struct BoundsRequest: Hashable, Sendable {
+    public var layout: String
+    public var bounds: Size
+
+    public init(layout: String, bounds: Size) {
+        self.layout = layout
+        self.bounds = bounds
+    }
+}
+
+/// `drop`: forget a kept layout.
+public struct DropRequest: Hashable, Sendable {
+    public var layout: String
+
+    public init(layout: String) {
+        self.layout = layout
+    }
+}
+
+/// A cell's place: section and item index (not named `IndexPath`, which Foundation takes).
+public struct ItemIndexPath: Hashable, Comparable, Sendable {
+    public var section: Int
+    public var item: Int
+
+    public init(section: Int, item: Int) {
+        self.section = section
+        self.item = item
+    }
+
+    public static func < (lhs: ItemIndexPath, rhs: ItemIndexPath) -> Bool {
+        (lhs.section, lhs.item) < (rhs.section, rhs.item)
+    }
+}
+
+/// Which elements of a layout a reply lists.
+public enum AttributeSelection: Hashable, Sendable {
+    /// Every element.
+    case all
+    /// Elements overlapping the rect with positive area.
+    case rect(Rect)
+    /// The cells at these index paths (those that exist).
+    case items([ItemIndexPath])
+    /// The headers, footers or decorations of these sections (nil: every section), those that exist.
+    case supplementary(ElementKind, sections: [Int]?)
+}
+
+/// How attributes are laid out in a reply.
+public enum AttributesFormat: String, Hashable, Sendable, CaseIterable {
+    /// One object per element.
+    case objects
+    /// One array per field.
+    case columns
+}

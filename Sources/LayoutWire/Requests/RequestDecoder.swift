@@ -1,0 +1,254 @@
+import LayoutEngine
+
+/// Decodes request bodies (PROTOCOL.md) into `Request`s.
+///
+/// Every bad body yields exactly one `WireError`, in this order of precedence: `invalid_json` (the body
+/// is not one strict JSON document, wherever the fault is), then `v`, `id`, `op`, then the op's own
+/// fields with the path of the first offending one.
+public struct RequestDecoder: Sendable {
+    /// Objects and arrays may nest this deep (`too_large` beyond).
+    public var maxDepth: Int
+
+    public init(maxDepth: Int = 64) {
+        self.maxDepth = maxDepth
+    }
+
+    public func decode(_ body: [UInt8]) throws(WireError) -> Request {
+        // withUnsafeBytes rethrows untyped; carry the typed error out by hand.
+        let result: Result<Request, WireError> = body.withUnsafeBytes { bytes in
+            do throws(WireError) { return .success(try decode(bytes)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    public func decode(_ body: UnsafeRawBufferPointer) throws(WireError) -> Request {
+        guard !body.isEmpty else { throw .invalidJSON("empty body", at: 0) }
+        do throws(WireError) {
+            return try decodeChecked(body)
+        } catch {
+            // A fault found while decoding a field does not outrank a syntax error further on.
+            if error.code != .invalidJSON, let syntax = JSONReader.syntaxError(in: body, maxDepth: maxDepth) {
+                throw syntax
+            }
+            throw error
+        }
+    }
+
+    /// The request's `id`, read as cheaply as possible from a body that failed to decode, so that the
+    /// error reply can echo it. nil when there is none or it cannot be found.
+    public static func requestID(in body: UnsafeRawBufferPointer) -> RequestID? {
+        var reader = JSONReader(body)
+        do throws(WireError) {
+            guard try reader.beginObject() else { return nil }
+            repeat {
+                let key = try reader.readKey()
+                if reader.key(key, is: "id") {
+                    switch try reader.readValue() {
+                    case .string(let text): return .string(text)
+                    case .number(let number): return .number(number.text)
+                    default: return nil
+                    }
+                }
+                try reader.skipValue()
+            } while try reader.nextMember()
+        } catch {
+            return nil
+        }
+        return nil
+    }
+
+    public static func requestID(in body: [UInt8]) -> RequestID? {
+        body.withUnsafeBytes { requestID(in: $0) }
+    }
+
+    // MARK: Top level
+
+    private func decodeChecked(_ body: UnsafeRawBufferPointer) throws(WireError) -> Request {
+        var reader = JSONReader(body, maxDepth: maxDepth)
+        guard reader.peekKind() == .object else {
+            try reader.skipValue()
+            try reader.expectEnd()
+            throw WireError(.invalidRequest, "a request must be a JSON object")
+        }
+        var top = TopLevelFields(body: body, maxDepth: maxDepth)
+        if try reader.beginObject() {
+            repeat {
+                let key = try reader.readKey()
+                try top.read(try reader.string(of: key), from: &reader)
+            } while try reader.nextMember()
+        }
+        try reader.expectEnd()
+        return try top.request()
+    }
+}
+
+/// The top-level members of a request as they are read, in any order.
+///
+/// Small control fields are kept as `JSONValue`s. The bulk fields (`sections`, a query's `items`) are
+/// decoded straight from the bytes when `op` came before them (the usual order), else skipped and
+/// decoded from their remembered offset once `op` is known, so an op never pays for, or fails on, a
+/// bulk field it does not use.
+private struct TopLevelFields {
+    let body: UnsafeRawBufferPointer
+    let maxDepth: Int
+    var controls = JSONObject()
+    /// The op as far as it is known.
+    var operation: OperationName?
+    var sections: Bulk<[DecodedSection]> = .absent
+    var items: Bulk<[ItemIndexPath]> = .absent
+
+    /// Members whose values are small enough to keep as generic values.
+    static let controlKeys: Set<String> = [
+        "v", "id", "op", "layout", "bounds", "spec", "contentInsets", "decorations", "return", "format",
+        "rect", "supplementary", "ifVersion",
+    ]
+
+    init(body: UnsafeRawBufferPointer, maxDepth: Int) {
+        self.body = body
+        self.maxDepth = maxDepth
+    }
+
+    mutating func read(_ key: String, from reader: inout JSONReader) throws(WireError) {
+        switch key {
+        case "sections":
+            sections = try Bulk.read(from: &reader, now: operation == .layout || operation == .prepare) { (reader: inout JSONReader) throws(WireError) in
+                try SectionsDecoder.decodeSections(&reader, at: .root / "sections")
+            }
+        case "items":
+            items = try Bulk.read(from: &reader, now: operation == .query) { (reader: inout JSONReader) throws(WireError) in
+                try ItemIndexPathsDecoder.decode(&reader, at: .root / "items")
+            }
+        case _ where Self.controlKeys.contains(key):
+            let value = try reader.readValue()
+            controls.members.append(JSONObject.Member(key: key, value: value))
+            if key == "op", case .string(let name) = value { operation = OperationName(rawValue: name) }
+        default:
+            // Unknown fields are ignored, for forward compatibility.
+            try reader.skipValue()
+        }
+    }
+
+    func request() throws(WireError) -> Request {
+        try checkVersion()
+        let id = try requestID()
+        let name = try operationName()
+        let fields = RequestFields(controls: controls)
+        switch name {
+        case .ping:
+            return Request(id: id, operation: .ping)
+        case .list:
+            return Request(id: id, operation: .list)
+        case .layout:
+            let input = try fields.layoutInput(sections: try sections.value(body: body, maxDepth: maxDepth, name: "sections") { (reader: inout JSONReader) throws(WireError) in
+                try SectionsDecoder.decodeSections(&reader, at: .root / "sections")
+            })
+            return Request(id: id, operation: .layout(LayoutRequest(input: input, attributes: try fields.attributes(default: .all), format: try fields.format())))
+        case .prepare:
+            let key = try fields.layoutKey()
+            let input = try fields.layoutInput(sections: try sections.value(body: body, maxDepth: maxDepth, name: "sections") { (reader: inout JSONReader) throws(WireError) in
+                try SectionsDecoder.decodeSections(&reader, at: .root / "sections")
+            })
+            return Request(id: id, operation: .prepare(PrepareRequest(layout: key, input: input, attributes: try fields.attributes(default: nil), format: try fields.format())))
+        case .query:
+            let key = try fields.layoutKey()
+            let selection = try fields.querySelection(items: try items.optionalValue(body: body, maxDepth: maxDepth) { (reader: inout JSONReader) throws(WireError) in
+                try ItemIndexPathsDecoder.decode(&reader, at: .root / "items")
+            })
+            return Request(id: id, operation: .query(QueryRequest(layout: key, selection: selection, format: try fields.format())))
+        case .bounds:
+            let key = try fields.layoutKey()
+            return Request(id: id, operation: .bounds(BoundsRequest(layout: key, bounds: try fields.bounds())))
+        case .drop:
+            return Request(id: id, operation: .drop(DropRequest(layout: try fields.layoutKey())))
+        case .update:
+            return Request(id: id, operation: .update(try wholeObject()))
+        case .diff:
+            return Request(id: id, operation: .diff(try wholeObject()))
+        }
+    }
+
+    /// `v` defaults to 1, the only version there is.
+    private func checkVersion() throws(WireError) {
+        guard let version = controls["v"] else { return }
+        let path = JSONPath.root / "v"
+        guard case .number(let number) = version else { throw .wrongType(expected: .number, found: version.kind, at: path) }
+        guard number.value == 1 else {
+            throw .invalidRequest("unsupported protocol version \(number.text); this daemon speaks 1", at: path)
+        }
+    }
+
+    private func requestID() throws(WireError) -> RequestID? {
+        switch controls["id"] {
+        case nil, .null?: return nil
+        case .string(let text)?: return .string(text)
+        case .number(let number)?: return .number(number.text)
+        case let value?: throw .invalidRequest("id must be a string or a number, not \(value.kind.article)", at: .root / "id")
+        }
+    }
+
+    private func operationName() throws(WireError) -> OperationName {
+        let path = JSONPath.root / "op"
+        let text = try controls.required("op", in: .root).string(at: path)
+        guard let name = OperationName(rawValue: text) else {
+            throw WireError(.unknownOperation, "unknown op \"\(text)\"", path: path.fieldPath)
+        }
+        return name
+    }
+
+    /// `update` and `diff` bodies go to their own decoder as one generic object.
+    private func wholeObject() throws(WireError) -> JSONObject {
+        guard case .object(let object) = try JSONReader.parse(body, maxDepth: maxDepth) else {
+            throw WireError(.internal, "request body is no longer an object")
+        }
+        return object
+    }
+}
+
+/// A bulk member: absent, decoded, or remembered by offset for when the op is known.
+private enum Bulk<Value> {
+    case absent
+    case decoded(Value)
+    /// Its value starts at `offset`, inside the top-level object (depth 1).
+    case deferred(offset: Int)
+    /// Decoding it failed (not a syntax error): reported once `v`, `id` and `op` check out.
+    case failed(WireError)
+
+    static func read(from reader: inout JSONReader, now: Bool, _ decode: (inout JSONReader) throws(WireError) -> Value) throws(WireError) -> Bulk {
+        reader.skipWhitespace()
+        let start = reader.offset
+        let depth = reader.depth
+        guard now else {
+            try reader.skipValue()
+            return .deferred(offset: start)
+        }
+        do throws(WireError) {
+            return .decoded(try decode(&reader))
+        } catch {
+            if error.code == .invalidJSON { throw error }
+            reader.rewind(to: start, depth: depth)
+            try reader.skipValue()
+            return .failed(error)
+        }
+    }
+
+    func optionalValue(body: UnsafeRawBufferPointer, maxDepth: Int, _ decode: (inout JSONReader) throws(WireError) -> Value) throws(WireError) -> Value? {
+        switch self {
+        case .absent:
+            return nil
+        case .decoded(let value):
+            return value
+        case .deferred(let offset):
+            var reader = JSONReader(body, offset: offset, depth: 1, maxDepth: maxDepth)
+            return try decode(&reader)
+        case .failed(let error):
+            throw error
+        }
+    }
+
+    func value(body: UnsafeRawBufferPointer, maxDepth: Int, name: String, _ decode: (inout JSONReader) throws(WireError) -> Value) throws(WireError) -> Value {
+        guard let value = try optionalValue(body: body, maxDepth: maxDepth, decode) else {
+            throw .invalidRequest("missing required field \"\(name)\"", at: .root / name)
+        }
+        return value
+    }
+}

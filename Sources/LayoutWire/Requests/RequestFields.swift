@@ -1,0 +1,155 @@
+import LayoutEngine
+
+/// The op-specific control fields of a request, read from their generic values with their paths.
+struct RequestFields {
+    let controls: JSONObject
+
+    /// `layout`: the key a layout is kept under; a non-empty string.
+    func layoutKey() throws(WireError) -> String {
+        let path = JSONPath.root / "layout"
+        let key = try controls.required("layout", in: .root).string(at: path)
+        guard !key.isEmpty else { throw .invalidRequest("must not be empty", at: path) }
+        return key
+    }
+
+    /// `bounds`: `{width, height}`; `x`/`y` (a scroll position) are accepted and ignored.
+    func bounds() throws(WireError) -> Size {
+        let path = JSONPath.root / "bounds"
+        return try ParametersDecoder.size(try controls.required("bounds", in: .root), at: path)
+    }
+
+    /// The layout input shared by `layout` and `prepare`.
+    func layoutInput(sections decoded: [DecodedSection]) throws(WireError) -> LayoutInput {
+        let bounds = try bounds()
+        let specPath = JSONPath.root / "spec"
+        let spec = try controls.required("spec", in: .root).object(at: specPath)
+        let parameters = try ParametersDecoder.spec(spec, at: specPath)
+        var contentInsets = Insets.zero
+        if let value = controls.optional("contentInsets") {
+            contentInsets = try ParametersDecoder.insets(value, at: .root / "contentInsets")
+        }
+        var backgrounds = false
+        if let value = controls.optional("decorations") {
+            let path = JSONPath.root / "decorations"
+            let decorations = try value.object(at: path)
+            if let flag = decorations.optional("sectionBackground") {
+                backgrounds = try flag.bool(at: path / "sectionBackground")
+            }
+        }
+        var sections: [Section] = []
+        sections.reserveCapacity(decoded.count)
+        for (index, section) in decoded.enumerated() {
+            var merged: LayoutParameters?
+            if let params = section.params, !params.members.isEmpty {
+                merged = try ParametersDecoder.merging(params, over: parameters, at: .root / "sections" / index / "params")
+            }
+            sections.append(Section(items: section.items, ids: section.ids, headerHeight: section.header, footerHeight: section.footer, parameters: merged))
+        }
+        return LayoutInput(bounds: bounds, parameters: parameters, contentInsets: contentInsets, sectionBackgrounds: backgrounds, sections: sections)
+    }
+
+    /// `return`: `"none"` (nil), `"all"`, or `{"rect":{…}}`; absent gives `fallback`.
+    func attributes(default fallback: AttributeSelection?) throws(WireError) -> AttributeSelection? {
+        let path = JSONPath.root / "return"
+        switch controls["return"] {
+        case nil, .null?:
+            return fallback
+        case .string("none")?:
+            return nil
+        case .string("all")?:
+            return .all
+        case .object(let object)?:
+            guard let rect = object["rect"] else { break }
+            return .rect(try Self.rect(rect, at: path / "rect"))
+        default:
+            break
+        }
+        throw .invalidRequest("must be \"none\", \"all\" or {\"rect\":{x,y,width,height}}", at: path)
+    }
+
+    /// `format`: `"objects"` (default) or `"columns"`.
+    func format() throws(WireError) -> AttributesFormat {
+        guard let value = controls.optional("format") else { return .objects }
+        return try value.choice(AttributesFormat.self, at: .root / "format")
+    }
+
+    /// A query's target: exactly one of `rect`, `items` (already decoded) and `supplementary`.
+    func querySelection(items: [ItemIndexPath]?) throws(WireError) -> AttributeSelection {
+        let rect = controls.optional("rect")
+        let supplementary = controls.optional("supplementary")
+        let given = [rect.map { _ in "rect" }, items.map { _ in "items" }, supplementary.map { _ in "supplementary" }].compactMap { $0 }
+        guard let first = given.first else {
+            throw WireError(.invalidRequest, "a query needs one of \"rect\", \"items\" or \"supplementary\"")
+        }
+        guard given.count == 1 else {
+            throw .invalidRequest("only one of \"rect\", \"items\" and \"supplementary\" may be given (\"\(first)\" is)", at: .root / given[1])
+        }
+        if let rect { return .rect(try Self.rect(rect, at: .root / "rect")) }
+        if let items { return .items(items) }
+        guard let supplementary else { throw WireError(.internal, "query target vanished") }
+        return try Self.supplementary(supplementary, at: .root / "supplementary")
+    }
+
+    /// `{x, y, width, height}`, all required; width and height >= 0.
+    static func rect(_ value: JSONValue, at path: JSONPath) throws(WireError) -> Rect {
+        let object = try value.object(at: path)
+        func field(_ name: String) throws(WireError) -> Double {
+            try object.required(name, in: path).number(at: path / name)
+        }
+        let rect = Rect(x: try field("x"), y: try field("y"), width: try field("width"), height: try field("height"))
+        guard rect.width >= 0 else { throw .invalidRequest("must be a number >= 0, not \(rect.width)", at: path / "width") }
+        guard rect.height >= 0 else { throw .invalidRequest("must be a number >= 0, not \(rect.height)", at: path / "height") }
+        return rect
+    }
+
+    /// `{"kind": "header"|"footer"|"decoration", "sections": [s, …]}`; without `sections`, every section.
+    /// `sectionBackground` (the decoration's elementKind) names the decoration too.
+    static func supplementary(_ value: JSONValue, at path: JSONPath) throws(WireError) -> AttributeSelection {
+        let object = try value.object(at: path)
+        let kindPath = path / "kind"
+        let kind: ElementKind
+        switch try object.required("kind", in: path).string(at: kindPath) {
+        case "header": kind = .header
+        case "footer": kind = .footer
+        case "decoration", "sectionBackground": kind = .decoration
+        case let other:
+            throw .invalidRequest("\"\(other)\" is not one of \"header\", \"footer\", \"decoration\"", at: kindPath)
+        }
+        guard let sectionsValue = object.optional("sections") else { return .supplementary(kind, sections: nil) }
+        let sectionsPath = path / "sections"
+        var sections: [Int] = []
+        for (index, element) in try sectionsValue.array(at: sectionsPath).enumerated() {
+            sections.append(try element.index(at: sectionsPath / index))
+        }
+        return .supplementary(kind, sections: sections)
+    }
+}
+
+/// A query's `items`: `[[section, item], …]`, read straight into index paths.
+enum ItemIndexPathsDecoder {
+    static func decode(_ reader: inout JSONReader, at path: JSONPath) throws(WireError) -> [ItemIndexPath] {
+        try SectionsDecoder.expect(.array, in: &reader, at: path)
+        var paths: [ItemIndexPath] = []
+        guard try reader.beginArray() else { return paths }
+        repeat {
+            // Paths are built only on the error path: a query may list 10^6 items.
+            let n = paths.count
+            try SectionsDecoder.expect(.array, in: &reader, at: path / n)
+            guard try reader.beginArray() else { throw .invalidRequest("must be [section, item]", at: path / n) }
+            let section = try index(&reader, at: path / n / 0)
+            guard try reader.nextElement() else { throw .invalidRequest("must be [section, item]", at: path / n) }
+            let item = try index(&reader, at: path / n / 1)
+            guard try !reader.nextElement() else { throw .invalidRequest("must be [section, item]", at: path / n) }
+            paths.append(ItemIndexPath(section: section, item: item))
+        } while try reader.nextElement()
+        return paths
+    }
+
+    private static func index(_ reader: inout JSONReader, at path: @autoclosure () -> JSONPath) throws(WireError) -> Int {
+        try SectionsDecoder.expect(.number, in: &reader, at: path())
+        let value: Int
+        do throws(WireError) { value = try reader.readInteger() } catch { throw error.located(at: path()) }
+        guard value >= 0 else { throw .invalidRequest("must be an integer >= 0, not \(value)", at: path()) }
+        return value
+    }
+}

@@ -1,4 +1,0 @@
-import Testing
-@testable import LayoutWire
-
-@Test func moduleLinks() {}
