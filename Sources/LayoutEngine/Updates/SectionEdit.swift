@@ -163,7 +163,7 @@ struct SectionEdit: Sendable {
             spans: spans
         )
         // Only a merge that lost track of the counts could disagree; rebuild item by item then.
-        return built ?? ItemSizes(pieces.flatMap { piece -> [ItemSizing] in
+        return built ?? ItemSizes(columnsOf: pieces.flatMap { piece -> [ItemSizing] in
             switch piece {
             case .run(let range): return range.map { old[$0] }
             case .reload(let r): return [reloads[r].sizing]
