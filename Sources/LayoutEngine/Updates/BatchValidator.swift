@@ -69,7 +69,7 @@ struct BatchValidator {
         try requireAfterSectionRange(path.section, at: n)
         try Self.validate(sizing, path: "updates[\(n)].item")
         try requireEditableNewSection(path.section, at: n)
-        try requireUnclaimedDestination(path, at: n, verb: "inserts")
+        try requireUnclaimedDestination(path, at: n, verb: "inserts at")
         claims.inserted[path] = n
         claims.incomingCount[path.section, default: 0] += 1
         claims.noteItemUpdate(intoNewSection: path.section, at: n)
@@ -81,7 +81,7 @@ struct BatchValidator {
         try requireEditableOldSection(from.section, at: n)
         try requireEditableNewSection(to.section, at: n)
         try requireUnclaimedSource(from, at: n, verb: "moves")
-        try requireUnclaimedDestination(to, at: n, verb: "moves an item")
+        try requireUnclaimedDestination(to, at: n, verb: "moves an item to")
         claims.movedFrom[from] = n
         claims.movedTo[to] = n
         claims.removedCount[from.section, default: 0] += 1
@@ -148,10 +148,10 @@ struct BatchValidator {
     /// An after-location may be filled by one insert or move destination only.
     private func requireUnclaimedDestination(_ path: ItemPath, at n: Int, verb: String) throws(LayoutError) {
         if let m = claims.inserted[path] {
-            throw Self.reject(n, "\(verb) to \(path), where updates[\(m)] inserts")
+            throw Self.reject(n, "\(verb) \(path), where updates[\(m)] inserts")
         }
         if let m = claims.movedTo[path] {
-            throw Self.reject(n, "\(verb) to \(path), where updates[\(m)] moves an item")
+            throw Self.reject(n, "\(verb) \(path), where updates[\(m)] moves an item")
         }
     }
 
@@ -169,7 +169,7 @@ struct BatchValidator {
     private mutating func checkInsertSection(_ section: Int, _ contents: Section, at n: Int) throws(LayoutError) {
         try requireAfterSectionRange(section, at: n)
         try validate(contents, path: "updates[\(n)].section")
-        try requireUnclaimedDestinationSection(section, at: n, verb: "inserts a section")
+        try requireUnclaimedDestinationSection(section, at: n, verb: "inserts a section at")
         if let m = claims.firstItemUpdateIntoNewSection[section] {
             throw Self.reject(n, "inserts section \(section), inside which updates[\(m)] updates an item")
         }
@@ -180,7 +180,7 @@ struct BatchValidator {
         try requireBeforeSectionRange(from, at: n)
         try requireAfterSectionRange(to, at: n)
         try requireUnclaimedSourceSection(from, at: n, verb: "moves")
-        try requireUnclaimedDestinationSection(to, at: n, verb: "moves a section")
+        try requireUnclaimedDestinationSection(to, at: n, verb: "moves a section to")
         claims.movedFromSections[from] = n
         claims.movedToSections[to] = n
         claims.sectionMoveSources[to] = from
@@ -216,10 +216,10 @@ struct BatchValidator {
 
     private func requireUnclaimedDestinationSection(_ section: Int, at n: Int, verb: String) throws(LayoutError) {
         if let m = claims.insertedSections[section] {
-            throw Self.reject(n, "\(verb) at \(section), where updates[\(m)] inserts a section")
+            throw Self.reject(n, "\(verb) \(section), where updates[\(m)] inserts a section")
         }
         if let m = claims.movedToSections[section] {
-            throw Self.reject(n, "\(verb) to \(section), where updates[\(m)] moves a section")
+            throw Self.reject(n, "\(verb) \(section), where updates[\(m)] moves a section")
         }
     }
 

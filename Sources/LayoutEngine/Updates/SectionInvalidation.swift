@@ -2,9 +2,10 @@
 /// from the first affected item.
 ///
 /// Today every invalidated section is laid out whole (`PreparedLayout.relayOut`). A layout that can
-/// resume — list, columns and waterfall can restart from the column/stack state at `firstAffectedItem`;
-/// mosaic from the segment holding it — will conform to `ResumableSectionLayout` and be dispatched to
-/// from `relayOut`, reusing `previous` for the items below `firstAffectedItem`.
+/// resume (list from the stack height at `firstAffectedItem`, column layouts from the column heights
+/// there, flow from the start of the row holding it, mosaic from the segment holding it, counting from
+/// the end where the item count changes the last segments' styles) will conform to
+/// `ResumableSectionLayout` and be dispatched to from `relayOut`, keeping `previous` below that point.
 struct SectionInvalidation: Sendable {
     /// The section's index after the batch.
     var section: Int
