@@ -135,7 +135,8 @@ import Testing
                 p.columns = columns
                 p.cellPadding = random.half(in: 0...4)
                 p.itemHeight = random.unit() * 200
-                let width = Double(random.int(in: 300...2_000))
+                // Wide enough that every column holds its padding (cellPadding <= 4): narrower is invalid_request.
+                let width = Double(random.int(in: Swift.max(300, columns * 8)...2_000))
                 let count = random.int(in: 0...400)
                 var items = ItemSizes(count: 0)
                 for _ in 0..<count { items.append(randomSizing(using: &random)) }

@@ -15,6 +15,7 @@ enum ListLayout: SectionLayout {
         let count = items.count
         let segments = context.segments
         let spacing = p.spacing
+        let allDefault = items.allDefault
 
         var extents = [Double](repeating: 0, count: segments.segmentCount(for: count))
         let cells = FrameColumns(count: count) { frames in
@@ -24,7 +25,7 @@ enum ListLayout: SectionLayout {
                 segments.forEachSegment(count: count) { segment, range in
                     var y = 0.0
                     for i in range {
-                        let h = items.allDefault ? p.itemHeight : items.height(at: i, forWidth: itemWidth, defaultHeight: p.itemHeight)
+                        let h = allDefault ? p.itemHeight : items.height(at: i, forWidth: itemWidth, defaultHeight: p.itemHeight)
                         if i != range.lowerBound { y += spacing }
                         frames.set(i, x: itemX, y: y, width: itemWidth, height: h)
                         y += h

@@ -1,13 +1,19 @@
 extension LayoutInput {
     /// Rejects what no layout can place: negative, NaN or infinite sizes and parameters, zero columns,
-    /// a non-positive aspect ratio, counts over `limits`. Never clamps silently (except `columnCount`,
-    /// which the framework clamps to 1).
+    /// a non-positive aspect ratio, counts over `limits`, and parameters that at this width would give a
+    /// negative or non-finite size (insets wider than the content, too many columns, …). Never clamps
+    /// silently (except `columnCount`, which the framework clamps to 1).
     public func validate(limits: InputLimits = InputLimits()) throws(LayoutError) {
         try Self.requireNonNegative(bounds.width, "bounds.width")
         try Self.requireNonNegative(bounds.height, "bounds.height")
         try Self.validate(contentInsets, "contentInsets")
+        // columnFlow works on bounds.width alone; every other layout lays out in W.
         guard contentWidth >= 0 || parameters.kind == .columnFlow else {
-            throw LayoutError(.invalidRequest, "contentInsets leave a negative content width (\(contentWidth))", path: "contentInsets")
+            throw LayoutError(
+                .invalidRequest,
+                "contentInsets.left + right (\(contentInsets.horizontal.messageText)) exceed bounds.width (\(bounds.width.messageText))",
+                path: "contentInsets"
+            )
         }
         try parameters.validate(path: "spec")
         guard sections.count <= limits.maxSections else {
@@ -35,6 +41,7 @@ extension LayoutInput {
                 throw LayoutError(.invalidRequest, "\(ids.count) ids for \(section.items.count) items", path: "\(path).ids")
             }
             try Self.validate(section.items, path: path)
+            try validateGeometry(ofSection: s)
         }
     }
 
