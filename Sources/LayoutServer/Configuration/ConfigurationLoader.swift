@@ -1,5 +1,8 @@
 import Configuration
 import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads `ServerConfiguration` from flags, environment and a YAML file (swift-configuration).
 ///
@@ -14,6 +17,12 @@ import SystemPackage
 public enum ConfigurationLoader {
     /// Values given on the command line, by config key (`front`, `workers`, …); they win over everything.
     public typealias Overrides = [String: ConfigValue]
+
+    /// `config/layoutd.yaml` relative to the working directory when it exists (running from a checkout).
+    public static var defaultFilePath: String? {
+        let path = "config/layoutd.yaml"
+        return access(path, R_OK) == 0 ? path : nil
+    }
 
     /// Loads the configuration; `filePath` nil means "no file". A file that is given must exist and parse.
     public static func load(filePath: String?, overrides: Overrides = [:], environment: [String: String]? = nil) async throws -> ServerConfiguration {

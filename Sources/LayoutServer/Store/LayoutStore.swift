@@ -1,25 +1,22 @@
 import LayoutEngine
+import LayoutWire
 import Synchronization
-
-/// Why a kept layout stopped being valid (the `reason` of an `invalidated` event).
-public enum InvalidationReason: String, Sendable, Hashable {
-    case bounds
-    case replaced
-    case dropped
-    case evicted
-}
 
 /// A change the store made, in the order it made them; `version` is the layout's version after it.
 public enum StoreChange: Sendable {
     case invalidated(key: String, version: Int, reason: InvalidationReason, contentSize: Size)
-    case batch(key: String, version: Int, payload: BatchEventPayload, contentSize: Size)
+    case batch(key: String, version: Int, members: [EncodedMember], contentSize: Size)
 }
 
-/// What a `batch` event carries beyond key, version and content size; kept opaque to the store.
-public struct BatchEventPayload: Sendable {
-    /// The normalized batch, already encoded as JSON object members (`"deletes":[…],…`).
-    public var encodedMembers: [UInt8]
-    public init(encodedMembers: [UInt8]) { self.encodedMembers = encodedMembers }
+/// Why a layout is being stored.
+public enum StoreCause: Sendable {
+    /// A `prepare`: publishes `replaced` when the key had a layout before (even one dropped or evicted,
+    /// so that versions seen by subscribers stay consecutive).
+    case prepare
+    /// A bounds size change: publishes `invalidated` with reason `bounds`.
+    case bounds
+    /// A batch update or diff: publishes `batch` with these pre-encoded members.
+    case batch([EncodedMember])
 }
 
 /// The prepared layouts kept under their keys, bounded in bytes; the least recently used go first.
@@ -73,25 +70,29 @@ public final class LayoutStore: Sendable {
         }
     }
 
-    /// Keeps `layout` under `key` with the next version, evicting least recently used layouts as needed.
-    /// - Parameter replacing: the reason published when an existing layout is replaced (`replaced` for
-    ///   prepare, `bounds` for a size change), or nil when the change is published by the caller's
-    ///   `batch` (pass `batch`).
+    /// Keeps `layout` under `key` with the next version, publishing what `cause` implies, and evicts
+    /// least recently used layouts while the store is over its bound.
     /// - Returns: the new version, or nil when the layout alone is over the store's bound.
-    public func store(_ layout: PreparedLayout, forKey key: String, reason: InvalidationReason?, batch: BatchEventPayload? = nil) -> Int? {
+    public func store(_ layout: PreparedLayout, forKey key: String, cause: StoreCause) -> Int? {
         let bytes = layout.byteCount
         guard bytes <= capacityBytes else { return nil }
         return state.withLock { state in
-            let version = (state.lastVersions[key] ?? 0) + 1
+            let previous = state.lastVersions[key]
+            let version = (previous ?? 0) + 1
             state.lastVersions[key] = version
             if let old = state.entries.removeValue(forKey: key) { state.totalBytes -= old.bytes }
             state.clock += 1
             state.entries[key] = Entry(layout: layout, version: version, bytes: bytes, lastUse: state.clock)
             state.totalBytes += bytes
-            if let batch {
-                onChange(.batch(key: key, version: version, payload: batch, contentSize: layout.contentSize))
-            } else if let reason {
-                onChange(.invalidated(key: key, version: version, reason: reason, contentSize: layout.contentSize))
+            switch cause {
+            case .prepare:
+                if previous != nil {
+                    onChange(.invalidated(key: key, version: version, reason: .replaced, contentSize: layout.contentSize))
+                }
+            case .bounds:
+                onChange(.invalidated(key: key, version: version, reason: .bounds, contentSize: layout.contentSize))
+            case .batch(let members):
+                onChange(.batch(key: key, version: version, members: members, contentSize: layout.contentSize))
             }
             evictOverflow(&state, keeping: key)
             return version

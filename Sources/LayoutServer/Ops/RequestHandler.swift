@@ -1,0 +1,145 @@
+import Foundation
+import LayoutEngine
+import LayoutWire
+
+/// Decodes requests and runs the ops of the front socket against the layout store.
+///
+/// Runs on worker threads; the scheduler guarantees one op at a time per layout key, in arrival order.
+struct RequestHandler: JobHandler {
+    let store: LayoutStore
+    let stats: ServerStats
+    let options: PrepareOptions
+    let startedAt: Date
+    let decoder = RequestDecoder()
+
+    init(store: LayoutStore, stats: ServerStats, limits: InputLimits, startedAt: Date) {
+        self.store = store
+        self.stats = stats
+        self.options = PrepareOptions(limits: limits)
+        self.startedAt = startedAt
+    }
+
+    func decode(_ body: [UInt8]) -> DecodeOutcome<Request> {
+        do {
+            let request = try decoder.decode(body)
+            return .run(request, key: request.operation.layoutKey)
+        } catch {
+            let reply = ReplyEncoder.failure(id: RequestDecoder.requestID(in: body), error: error)
+            return .reply(JobReply(body: reply, op: "unknown", errorCode: error.code.rawValue))
+        }
+    }
+
+    func execute(_ request: Request) -> JobReply {
+        let op = request.operation.name.rawValue
+        do {
+            let body = try run(request)
+            return JobReply(body: body, op: op, errorCode: nil)
+        } catch {
+            return JobReply(body: ReplyEncoder.failure(id: request.id, error: error), op: op, errorCode: error.code.rawValue)
+        }
+    }
+
+    private func run(_ request: Request) throws(WireError) -> [UInt8] {
+        let id = request.id
+        switch request.operation {
+        case .ping:
+            return ReplyEncoder.success(id: id, result: PingResult(version: LayoutdVersion.current, uptimeSeconds: Date().timeIntervalSince(startedAt)))
+
+        case .layout(let job):
+            let layout = try prepare(job.input)
+            return ReplyEncoder.success(id: id, result: LayoutResult(layout: layout, selection: job.attributes, format: job.format))
+
+        case .prepare(let job):
+            let layout = try prepare(job.input)
+            let version = try keep(layout, key: job.layout, cause: .prepare)
+            return ReplyEncoder.success(id: id, result: PrepareResult(key: job.layout, version: version, layout: layout, selection: job.attributes, format: job.format))
+
+        case .query(let query):
+            let entry = try existing(query.layout)
+            return ReplyEncoder.success(id: id, result: QueryResult(version: entry.version, layout: entry.layout, selection: query.selection, format: query.format))
+
+        case .bounds(let change):
+            let entry = try existing(change.layout)
+            guard entry.layout.isInvalidated(byBoundsChangeTo: change.bounds) else {
+                return ReplyEncoder.success(id: id, result: BoundsResult(invalidated: false, version: entry.version, contentSize: entry.layout.contentSize))
+            }
+            var input = entry.layout.input
+            input.bounds = change.bounds
+            let layout = try prepare(input)
+            let version = try keep(layout, key: change.layout, cause: .bounds)
+            return ReplyEncoder.success(id: id, result: BoundsResult(invalidated: true, version: version, contentSize: layout.contentSize))
+
+        case .update(let body):
+            return try BatchOps(handler: self).update(id: id, body: body)
+
+        case .diff(let body):
+            return try BatchOps(handler: self).diff(id: id, body: body)
+
+        case .drop(let drop):
+            guard let version = store.drop(drop.layout) else { throw Self.unknownLayout(drop.layout) }
+            return ReplyEncoder.success(id: id, result: DropResult(layout: drop.layout, version: version))
+
+        case .list:
+            let entries = store.summaries().map { ListResult.Entry(layout: $0.key, version: $0.version, items: $0.items, bytes: $0.bytes) }
+            return ReplyEncoder.success(id: id, result: ListResult(layouts: entries))
+        }
+    }
+
+    /// Prepares `input`, counting its items for stats; engine errors become wire errors with the
+    /// engine's path (for a bounds change that rejects the new width, that names the parameter at fault).
+    func prepare(_ input: LayoutInput) throws(WireError) -> PreparedLayout {
+        do {
+            let layout = try PreparedLayout.prepare(input, options: options)
+            stats.recordItemsPrepared(layout.itemCount)
+            return layout
+        } catch {
+            throw WireError(error)
+        }
+    }
+
+    /// Stores `layout` under `key`; too large for the whole store is `too_large`.
+    func keep(_ layout: PreparedLayout, key: String, cause: StoreCause) throws(WireError) -> Int {
+        guard let version = store.store(layout, forKey: key, cause: cause) else {
+            throw WireError(.tooLarge, "the layout needs \(layout.byteCount) bytes, more than the store's bound of \(store.capacityBytes)", path: "layout")
+        }
+        return version
+    }
+
+    func existing(_ key: String) throws(WireError) -> LayoutStore.Entry {
+        guard let entry = store.entry(forKey: key) else { throw Self.unknownLayout(key) }
+        return entry
+    }
+
+    static func unknownLayout(_ key: String) -> WireError {
+        WireError(.unknownLayout, "no layout is kept under \"\(key)\"", path: "layout")
+    }
+}
+
+extension LayoutWire.Operation {
+    /// The layout key an op works on, which orders it behind earlier ops on the same key.
+    var layoutKey: String? {
+        switch self {
+        case .ping, .layout, .list: return nil
+        case .prepare(let r): return r.layout
+        case .query(let r): return r.layout
+        case .bounds(let r): return r.layout
+        case .drop(let r): return r.layout
+        case .update(let body), .diff(let body): return body.layoutKey
+        }
+    }
+}
+
+extension JSONObject {
+    /// The `layout` member when it is a string.
+    var layoutKey: String? {
+        for member in members where member.key == "layout" {
+            if case .string(let key) = member.value { return key }
+        }
+        return nil
+    }
+}
+
+/// The daemon's version, reported by `ping`.
+enum LayoutdVersion {
+    static let current = "0.1.0"
+}

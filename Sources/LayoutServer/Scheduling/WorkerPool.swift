@@ -1,0 +1,152 @@
+import Dispatch
+import Synchronization
+
+/// What the worker pool runs for each request: decode the body, then execute it.
+public protocol JobHandler: Sendable {
+    associatedtype Decoded: Sendable
+    /// Decodes a request body (on a worker thread).
+    func decode(_ body: [UInt8]) -> DecodeOutcome<Decoded>
+    /// Runs a decoded request and produces its reply (on a worker thread, one at a time per key).
+    func execute(_ request: Decoded) -> JobReply
+}
+
+/// The result of decoding a body.
+public enum DecodeOutcome<Decoded: Sendable>: Sendable {
+    /// Run it; `key` is the layout it works on (jobs on one key run one at a time, in arrival order).
+    case run(Decoded, key: String?)
+    /// No execution needed: this is the reply (an error found while decoding).
+    case reply(JobReply)
+}
+
+/// One reply body, with what stats need to know about it.
+public struct JobReply: Sendable {
+    public var body: [UInt8]
+    /// The op name for stats (`unknown` when the body had none).
+    public var op: String
+    /// The error code when the reply is a failure.
+    public var errorCode: String?
+
+    public init(body: [UInt8], op: String, errorCode: String?) {
+        self.body = body
+        self.op = op
+        self.errorCode = errorCode
+    }
+}
+
+/// A reply ready to go back out of the front socket with its request's envelope.
+public struct OutgoingReply: Sendable {
+    public var envelope: [[UInt8]]
+    public var body: [UInt8]
+}
+
+/// A bounded Dispatch worker pool: `workers` tasks at once, a bounded queue behind them, ordering by
+/// layout key (see `JobScheduler`). Replies go to `deliver`, never to a socket directly.
+public final class WorkerPool<Handler: JobHandler>: Sendable {
+    private struct Job: Sendable {
+        var envelope: [[UInt8]]
+        var body: [UInt8]
+        var arrived: ContinuousClock.Instant
+        var decoded: Handler.Decoded?
+        var key: String?
+    }
+
+    private struct State: ~Copyable {
+        var scheduler: JobScheduler
+        var jobs: [JobScheduler.Sequence: Job] = [:]
+    }
+
+    private let state: Mutex<State>
+    private let handler: Handler
+    private let stats: ServerStats
+    private let deliver: @Sendable (OutgoingReply) -> Void
+    private let queue = DispatchQueue.global(qos: .userInitiated)
+    public let workers: Int
+
+    public init(workers: Int, queueCapacity: Int, handler: Handler, stats: ServerStats, deliver: @escaping @Sendable (OutgoingReply) -> Void) {
+        self.workers = max(1, workers)
+        state = Mutex(State(scheduler: JobScheduler(workers: self.workers, capacity: self.workers + queueCapacity)))
+        self.handler = handler
+        self.stats = stats
+        self.deliver = deliver
+    }
+
+    /// Admits a request; false when the pool is full (the caller answers `busy` at once).
+    public func submit(envelope: [[UInt8]], body: [UInt8]) -> Bool {
+        let admitted = state.withLock { state -> Bool in
+            guard let sequence = state.scheduler.admit() else { return false }
+            state.jobs[sequence] = Job(envelope: envelope, body: body, arrived: .now, decoded: nil, key: nil)
+            return true
+        }
+        if admitted { startAvailableWork() }
+        return admitted
+    }
+
+    /// Current load, for stats.
+    public var usage: PoolUsage {
+        state.withLock { state in
+            PoolUsage(threads: workers, busy: state.scheduler.running, inFlight: state.scheduler.unfinished, queued: state.scheduler.queued)
+        }
+    }
+
+    /// True when no admitted request is left unanswered.
+    public var isIdle: Bool { state.withLock { $0.scheduler.unfinished == 0 } }
+
+    private func startAvailableWork() {
+        let works: [(JobScheduler.Work, Job)] = state.withLock { state in
+            var works: [(JobScheduler.Work, Job)] = []
+            while let work = state.scheduler.nextWork() {
+                switch work {
+                case .decode(let s), .execute(let s):
+                    if let job = state.jobs[s] { works.append((work, job)) }
+                }
+            }
+            return works
+        }
+        for (work, job) in works {
+            queue.async { self.run(work, job) }
+        }
+    }
+
+    private func run(_ work: JobScheduler.Work, _ job: Job) {
+        switch work {
+        case .decode(let sequence):
+            // The body is not needed after decoding; dropping it frees large requests early.
+            switch handler.decode(job.body) {
+            case .run(let decoded, let key):
+                state.withLock { state in
+                    state.jobs[sequence]?.decoded = decoded
+                    state.jobs[sequence]?.body = []
+                    state.jobs[sequence]?.key = key
+                    state.scheduler.decoded(sequence, key: key, needsExecution: true)
+                }
+            case .reply(let reply):
+                state.withLock { state in
+                    state.jobs[sequence] = nil
+                    state.scheduler.decoded(sequence, key: nil, needsExecution: false)
+                }
+                finish(job, reply)
+            }
+        case .execute(let sequence):
+            let reply: JobReply
+            if let decoded = job.decoded {
+                reply = handler.execute(decoded)
+            } else {
+                reply = JobReply(body: Array(#"{"v":1,"id":null,"ok":false,"error":{"code":"internal","message":"job lost its decoded request"}}"#.utf8), op: "unknown", errorCode: "internal")
+            }
+            // Deliver before releasing the key, so replies for one key leave in order.
+            finish(job, reply)
+            state.withLock { state in
+                state.jobs[sequence] = nil
+                state.scheduler.executed(sequence, key: job.key)
+            }
+        }
+        startAvailableWork()
+    }
+
+    private func finish(_ job: Job, _ reply: JobReply) {
+        let elapsed = ContinuousClock.now - job.arrived
+        let micros = UInt64(max(0, elapsed.components.seconds)) * 1_000_000 + UInt64(max(0, elapsed.components.attoseconds) / 1_000_000_000_000)
+        stats.recordRequest(op: reply.op, micros: micros, errorCode: reply.errorCode)
+        deliver(OutgoingReply(envelope: job.envelope, body: reply.body))
+    }
+}
