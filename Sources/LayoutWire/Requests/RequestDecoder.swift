@@ -96,6 +96,7 @@ private struct TopLevelFields {
     var operation: OperationName?
     var sections: Bulk<[DecodedSection]> = .absent
     var items: Bulk<[ItemIndexPath]> = .absent
+    var updates: Bulk<[UpdatePayload]> = .absent
 
     /// Members whose values are small enough to keep as generic values.
     static let controlKeys: Set<String> = [
@@ -111,12 +112,16 @@ private struct TopLevelFields {
     mutating func read(_ key: String, from reader: inout JSONReader) throws(WireError) {
         switch key {
         case "sections":
-            sections = try Bulk.read(from: &reader, now: operation == .layout || operation == .prepare) { (reader: inout JSONReader) throws(WireError) in
+            sections = try Bulk.read(from: &reader, now: operation == .layout || operation == .prepare || operation == .diff) { (reader: inout JSONReader) throws(WireError) in
                 try SectionsDecoder.decodeSections(&reader, at: .root / "sections")
             }
         case "items":
             items = try Bulk.read(from: &reader, now: operation == .query) { (reader: inout JSONReader) throws(WireError) in
                 try ItemIndexPathsDecoder.decode(&reader, at: .root / "items")
+            }
+        case "updates":
+            updates = try Bulk.read(from: &reader, now: operation == .update) { (reader: inout JSONReader) throws(WireError) in
+                try UpdatesDecoder.decode(&reader, at: .root / "updates")
             }
         case _ where Self.controlKeys.contains(key):
             let value = try reader.readValue()
@@ -161,9 +166,18 @@ private struct TopLevelFields {
         case .drop:
             return Request(id: id, operation: .drop(DropRequest(layout: try fields.layoutKey())))
         case .update:
-            return Request(id: id, operation: .update(try wholeObject()))
+            let key = try fields.layoutKey()
+            let decoded = try updates.value(body: body, maxDepth: maxDepth, name: "updates") { (reader: inout JSONReader) throws(WireError) in
+                try UpdatesDecoder.decode(&reader, at: .root / "updates")
+            }
+            return Request(id: id, operation: .update(UpdateRequest(layout: key, updates: decoded, ifVersion: try fields.ifVersion())))
         case .diff:
-            return Request(id: id, operation: .diff(try wholeObject()))
+            let key = try fields.layoutKey()
+            let decoded = try sections.value(body: body, maxDepth: maxDepth, name: "sections") { (reader: inout JSONReader) throws(WireError) in
+                try SectionsDecoder.decodeSections(&reader, at: .root / "sections")
+            }
+            let payloads = decoded.enumerated().map { SectionPayload(decoded: $0.element, path: .root / "sections" / $0.offset) }
+            return Request(id: id, operation: .diff(DiffRequest(layout: key, sections: payloads, ifVersion: try fields.ifVersion())))
         }
     }
 
@@ -193,14 +207,6 @@ private struct TopLevelFields {
             throw WireError(.unknownOperation, "unknown op \"\(text)\"", path: path.fieldPath)
         }
         return name
-    }
-
-    /// `update` and `diff` bodies go to their own decoder as one generic object.
-    private func wholeObject() throws(WireError) -> JSONObject {
-        guard case .object(let object) = try JSONReader.parse(body, maxDepth: maxDepth) else {
-            throw WireError(.internal, "request body is no longer an object")
-        }
-        return object
     }
 }
 
