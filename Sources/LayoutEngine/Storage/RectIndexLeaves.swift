@@ -44,16 +44,22 @@ extension RectIndex {
                 // Whole leaves.
                 var leaf = count
                 while cellCount - i >= RectIndex.leafSize {
-                    var box = Box.empty
+                    // Written as compare-and-pick (not Swift.min/max) so each lowers to one minpd/maxpd.
+                    var minX = Double.infinity
+                    var minY = Double.infinity
+                    var maxX = -Double.infinity
+                    var maxY = -Double.infinity
                     for j in i..<(i + RectIndex.leafSize) {
                         let x = xs[j]
                         let y = ys[j] + top
-                        box.minX = Swift.min(box.minX, x)
-                        box.minY = Swift.min(box.minY, y)
-                        box.maxX = Swift.max(box.maxX, x + widths[j])
-                        box.maxY = Swift.max(box.maxY, y + heights[j])
+                        let right = x + widths[j]
+                        let bottom = y + heights[j]
+                        minX = x < minX ? x : minX
+                        minY = y < minY ? y : minY
+                        maxX = right > maxX ? right : maxX
+                        maxY = bottom > maxY ? bottom : maxY
                     }
-                    boxes[leaf] = box
+                    boxes[leaf] = Box(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
                     leaf += 1
                     i += RectIndex.leafSize
                 }
