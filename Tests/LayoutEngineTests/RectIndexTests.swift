@@ -7,13 +7,13 @@ import Testing
     @Test("candidate ranges are exactly the leaves whose boxes overlap the rect, in order, merged when adjacent")
     func candidatesMatchBruteForce() {
         var random = SeededRandom(seed: 0x1DE_0001)
-        // Scattered boxes, no spatial order at all: only the boxes decide. 70 000 elements make four levels.
+        // Scattered boxes, no spatial order at all: only the boxes decide. 70 000 elements make four levels or more.
         let count = 70_000
         let frames = (0..<count).map { _ in
             Rect(x: random.unit() * 1_000, y: random.unit() * 100_000, width: random.unit() * 50, height: random.unit() * 500)
         }
         let index = Self.index(of: frames)
-        #expect(index.levelStarts.count - 1 == 4)
+        #expect(index.levelStarts.count - 1 >= 4)
         let leafSize = RectIndex.leafSize
         for _ in 0..<50 {
             let rect = Rect(x: random.unit() * 1_000, y: random.unit() * 100_000, width: random.unit() * 100, height: random.unit() * 300)

@@ -9,7 +9,7 @@ struct RectIndex: Hashable, Sendable {
     /// Elements per leaf.
     static let leafSize = 16
     /// Children per inner node.
-    static let fanout = 16
+    static let fanout = 8
 
     struct Box: Hashable, Sendable {
         var minX: Double
