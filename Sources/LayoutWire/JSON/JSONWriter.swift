@@ -1,13 +1,16 @@
 /// A fast JSON byte writer: one growable buffer it owns, capacity checked once per token rather than per
 /// byte, numbers formatted in place. Callers write commas and colons themselves.
 ///
-/// Not copyable, so its buffer has exactly one owner and is freed exactly once.
-public struct JSONWriter: ~Copyable {
+/// Not copyable, so its buffer has exactly one owner and is freed exactly once. `@unchecked Sendable`
+/// for the same reason: a writer cannot be shared, only moved, so handing a finished reply from a
+/// worker thread to the sending thread transfers the buffer rather than aliasing it.
+public struct JSONWriter: ~Copyable, @unchecked Sendable {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     /// Bytes written so far.
     public private(set) var count = 0
 
+    /// An empty writer with room for `capacity` bytes before it first grows.
     public init(capacity: Int = 4096) {
         self.capacity = Swift.max(64, capacity)
         base = .allocate(capacity: self.capacity)
