@@ -254,3 +254,25 @@ private func expectSame(_ parsed: [ParsedElement], _ expected: [ParsedElement], 
         #expect(actual == reference)
     }
 }
+
+@Suite struct LayoutRoundTripTests {
+    /// Request text → engine → reply text, checked against frames worked out by hand from LAYOUTS.md.
+    @Test func aListRequestComesBackAsTheFramesTheSpecGives() throws {
+        let body = #"{"v":1,"id":"e2e","op":"layout","bounds":{"width":100,"height":50},"spec":{"type":"list","spacing":10,"sectionInsets":5,"header":30},"sections":[{"items":[{"height":20},{"aspectRatio":1.5},{}]}]}"#
+        guard case .layout(let request) = try decodeRequest(body).operation else {
+            Issue.record("not a layout request")
+            return
+        }
+        let layout = try PreparedLayout.prepare(request.input)
+        let reply = ReplyEncoder.success(id: .string("e2e"), result: LayoutResult(layout: layout, selection: request.attributes, format: request.format))
+        let text = String(decoding: reply, as: UTF8.self)
+        // Header 0..30 at full width; items start after the top inset (35), 90 wide (100 - 5 - 5),
+        // 10 apart: height 20; 90 / 1.5 = 60; the default 36. The section ends after the bottom inset.
+        let expected = #"{"v":1,"id":"e2e","ok":true,"result":{"contentSize":{"width":100,"height":176},"counts":{"sections":1,"items":3,"elements":4},"attributes":["#
+            + #"{"kind":"header","section":0,"item":0,"x":0,"y":0,"width":100,"height":30},"#
+            + #"{"kind":"cell","section":0,"item":0,"x":5,"y":35,"width":90,"height":20},"#
+            + #"{"kind":"cell","section":0,"item":1,"x":5,"y":65,"width":90,"height":60},"#
+            + #"{"kind":"cell","section":0,"item":2,"x":5,"y":135,"width":90,"height":36}]}}"#
+        #expect(text == expected)
+    }
+}
