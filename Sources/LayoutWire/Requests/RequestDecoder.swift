@@ -3,8 +3,8 @@ import LayoutEngine
 /// Decodes request bodies (PROTOCOL.md) into `Request`s.
 ///
 /// Every bad body yields exactly one `WireError`, in this order of precedence: `invalid_json` (the body
-/// is not one strict JSON document, wherever the fault is), then `v`, `id`, `op`, then the op's own
-/// fields with the path of the first offending one.
+/// is not one strict JSON document, wherever the fault is; `too_large` if it nests too deep), then
+/// `v`, `id`, `op`, then the op's own fields, the error naming the offending one by its path.
 public struct RequestDecoder: Sendable {
     /// Objects and arrays may nest this deep (`too_large` beyond).
     public var maxDepth: Int
@@ -13,6 +13,7 @@ public struct RequestDecoder: Sendable {
         self.maxDepth = maxDepth
     }
 
+    /// Decodes one request body (the last frame of a front-socket message).
     public func decode(_ body: [UInt8]) throws(WireError) -> Request {
         // withUnsafeBytes rethrows untyped; carry the typed error out by hand.
         let result: Result<Request, WireError> = body.withUnsafeBytes { bytes in
@@ -21,6 +22,7 @@ public struct RequestDecoder: Sendable {
         return try result.get()
     }
 
+    /// Decodes one request body in place (for example a ZeroMQ message's data), without copying it.
     public func decode(_ body: UnsafeRawBufferPointer) throws(WireError) -> Request {
         guard !body.isEmpty else { throw .invalidJSON("empty body", at: 0) }
         do throws(WireError) {
@@ -57,6 +59,7 @@ public struct RequestDecoder: Sendable {
         return nil
     }
 
+    /// `requestID(in:)` for a body held in an array.
     public static func requestID(in body: [UInt8]) -> RequestID? {
         body.withUnsafeBytes { requestID(in: $0) }
     }
