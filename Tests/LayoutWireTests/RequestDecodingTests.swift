@@ -185,22 +185,64 @@ import Testing
         #expect(try decodeRequest(#"{"op":"list","id":"x"}"#).operation.name == .list)
     }
 
-    @Test func passesUpdateAndDiffBodiesOnWhole() throws {
-        let body = #"{"op":"update","layout":"k","ifVersion":3,"updates":[{"delete":[0,1]}]}"#
-        guard case .update(let object) = try decodeRequest(body).operation else {
+    @Test func decodesUpdatesIntoTypedOperations() throws {
+        let body = #"{"op":"update","layout":"k","ifVersion":3,"updates":[{"delete":[0,1]},{"item":{"id":"n","height":7},"insert":[1,0]},{"move":[[0,2],[0,0]]},{"reload":[0,3],"item":{"aspectRatio":2}},{"deleteSection":2},{"moveSection":[1,0]},{"insertSection":1,"section":{"count":2,"params":{"itemHeight":9}}}]}"#
+        guard case .update(let update) = try decodeRequest(body).operation else {
             Issue.record("not an update")
             return
         }
-        #expect(object["layout"] == .string("k"))
-        #expect(object["updates"] == .array([.object(JSONObject(members: [.init(key: "delete", value: .array([
-            .number(JSONNumber(text: "0", value: 0)), .number(JSONNumber(text: "1", value: 1)),
-        ]))]))]))
-        let diff = #"{"op":"diff","layout":"k","sections":[{"ids":["a"],"heights":[1]}]}"#
-        guard case .diff(let diffObject) = try decodeRequest(diff).operation else {
+        #expect(update.layout == "k")
+        #expect(update.ifVersion == 3)
+        let batch = try update.batch(over: .list(ListParameters()))
+        var overridden = ListParameters()
+        overridden.itemHeight = 9
+        #expect(batch.operations == [
+            .delete(ItemPath(section: 0, item: 1)),
+            .insert(ItemPath(section: 1, item: 0), ItemSizing(height: 7), id: .string("n")),
+            .move(from: ItemPath(section: 0, item: 2), to: ItemPath(section: 0, item: 0)),
+            .reload(ItemPath(section: 0, item: 3), ItemSizing(aspectRatio: 2), id: nil),
+            .deleteSection(2),
+            .moveSection(from: 1, to: 0),
+            .insertSection(1, Section(items: ItemSizes(count: 2), parameters: .list(overridden))),
+        ])
+    }
+
+    @Test func rejectsMalformedUpdatesWithTheirPaths() {
+        let cases: [(String, String)] = [
+            (#"{"op":"update","layout":"k","updates":[{"delete":[0]}]}"#, "updates[0].delete"),
+            (#"{"op":"update","layout":"k","updates":[{"delete":[0,1],"insert":[0,0]}]}"#, "updates[0]"),
+            (#"{"op":"update","layout":"k","updates":[{}]}"#, "updates[0]"),
+            (#"{"op":"update","layout":"k","updates":[{"insert":[0,0],"item":{"height":-2}}]}"#, "updates[0].item.height"),
+            (#"{"op":"update","layout":"k","updates":[{"insertSection":0}]}"#, "updates[0].section"),
+            (#"{"op":"update","layout":"k","updates":[{"move":[[0,1],[0,-1]]}]}"#, "updates[0].move[1][1]"),
+            (#"{"op":"update","layout":"k","ifVersion":-1,"updates":[]}"#, "ifVersion"),
+            (#"{"op":"update","layout":"k"}"#, "updates"),
+        ]
+        for (body, path) in cases {
+            do {
+                _ = try decodeRequest(body)
+                Issue.record("accepted \(body)")
+            } catch {
+                #expect(error.code == .invalidRequest, "\(body)")
+                #expect(error.path == path, "\(body)")
+            }
+        }
+    }
+
+    @Test func decodesDiffSectionsAndResolvesTheirParams() throws {
+        let diff = #"{"op":"diff","layout":"k","sections":[{"ids":["a","b"],"heights":[1,2]},{"ids":[],"params":{"spacing":4}}]}"#
+        guard case .diff(let request) = try decodeRequest(diff).operation else {
             Issue.record("not a diff")
             return
         }
-        #expect(diffObject["sections"] != nil)
+        #expect(request.layout == "k")
+        let sections = try request.sections(over: .list(ListParameters()))
+        #expect(sections.count == 2)
+        #expect(sections[0].ids == [.string("a"), .string("b")])
+        #expect(sections[0].items.height(at: 1) == 2)
+        var spaced = ListParameters()
+        spaced.spacing = 4
+        #expect(sections[1].parameters == .list(spaced))
     }
 }
 
