@@ -80,8 +80,9 @@ import Testing
         #expect(try parameters(spec) == .flow(expected))
     }
 
-    @Test func ignoresNamesTheLayoutDoesNotHave() throws {
-        #expect(try parameters(#"{"type":"mosaic","columns":"x","itemHeight":[],"future":{}}"#) == .defaults(for: .mosaic))
+    @Test func rejectsNamesTheLayoutDoesNotHave() throws {
+        // A parameter of another layout is as wrong as a misspelt one: it would silently do nothing.
+        #expect(throws: WireError.self) { try parameters(#"{"type":"mosaic","columns":2}"#) }
     }
 
     @Test func leavesRangeChecksToTheEngineWithTheSamePath() throws {
@@ -133,5 +134,47 @@ import Testing
         var merged = ListParameters()
         merged.itemHeight = 9
         #expect(input.sections[0].parameters == .list(merged))
+    }
+}
+
+@Suite struct UnknownParameterTests {
+    @Test func aMisspeltSpecParameterIsRejectedWithItsPathAndTheKnownNames() {
+        do {
+            _ = try decodeRequest(#"{"op":"layout","bounds":{"width":375,"height":800},"spec":{"type":"waterfall","cellPading":4},"sections":[]}"#)
+            Issue.record("a misspelt parameter was accepted")
+        } catch {
+            #expect(error.code == .invalidRequest)
+            #expect(error.path == "spec.cellPading")
+            #expect(error.message.contains("cellPadding"))
+        }
+    }
+
+    @Test func aMisspeltSectionOverrideIsRejectedWithItsPath() {
+        do {
+            _ = try decodeRequest(#"{"op":"layout","bounds":{"width":375,"height":800},"spec":{"type":"list"},"sections":[{"count":1,"params":{"itemHieght":3}}]}"#)
+            Issue.record("a misspelt override was accepted")
+        } catch {
+            #expect(error.code == .invalidRequest)
+            #expect(error.path == "sections[0].params.itemHieght")
+        }
+    }
+
+    @Test func everyKnownNameIsAccepted() throws {
+        for kind in LayoutKind.allCases {
+            for name in ParametersDecoder.knownParameters(of: kind.rawValue) {
+                let value: String
+                switch name {
+                case "margins", "sectionInsets": value = "2"
+                case "defaultItemSize": value = #"{"width":10,"height":10}"#
+                case "insetSupplementaryViews": value = "true"
+                case "placement": value = #""shortestFirst""#
+                case "rowTransform": value = #""center""#
+                case "columns", "columnCount": value = "2"
+                default: value = "1"
+                }
+                let body = #"{"op":"layout","bounds":{"width":375,"height":800},"spec":{"type":"\#(kind.rawValue)","\#(name)":\#(value)},"sections":[]}"#
+                _ = try decodeRequest(body)
+            }
+        }
     }
 }
