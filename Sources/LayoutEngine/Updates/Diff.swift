@@ -93,12 +93,27 @@ public enum Diff {
         var isMatched = [Bool](repeating: false, count: oldCount)
         var matchedCount = 0
         if let index, let oldIds = old.ids, oldIds.count == oldCount {
+            // Most items keep their order, so the old item after a match is most often the new item after
+            // it, or the one after that (one insert between): two sequential compares instead of a hash
+            // and a probe that misses the cache. Exact either way: each id has one new position.
+            var next = 0
             for i in 0..<oldCount {
                 let id = oldIds[i]
-                guard let j = index.position(of: id, hash: hasher.hash(id)), matchedOld[j] < 0 else { continue }
+                let j: Int
+                if next < newCount, newIds[next] == id {
+                    j = next
+                } else if next + 1 < newCount, newIds[next + 1] == id {
+                    j = next + 1
+                } else if let found = index.position(of: id, hash: hasher.hash(id)) {
+                    j = found
+                } else {
+                    continue
+                }
+                guard matchedOld[j] < 0 else { continue }
                 matchedOld[j] = Int32(truncatingIfNeeded: i)
                 isMatched[i] = true
                 matchedCount += 1
+                next = j + 1
             }
         }
         var matchedSequence: [Int32] = []
