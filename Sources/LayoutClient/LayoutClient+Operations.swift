@@ -47,11 +47,13 @@ extension LayoutClient {
         try call("query", fields: Self.fields(key: key, ["items": items.map(\.jsonValue)], format: format))
     }
 
-    /// `query` of supplementary elements: the `kind` elements of `sections`.
+    /// `query` of supplementary elements: the `kind` elements of `sections` (`nil`: of every section).
+    /// Sections without such an element are left out of the answer.
     public func query(
-        key: String, supplementary kind: SupplementaryKind, sections: [Int], format: ReplyFormat? = nil
+        key: String, supplementary kind: SupplementaryKind, sections: [Int]? = nil, format: ReplyFormat? = nil
     ) throws(ClientError) -> Reply {
-        let supplementary: [String: Any] = ["kind": kind.rawValue, "sections": sections]
+        var supplementary: [String: Any] = ["kind": kind.rawValue]
+        if let sections { supplementary["sections"] = sections }
         return try call("query", fields: Self.fields(key: key, ["supplementary": supplementary], format: format))
     }
 

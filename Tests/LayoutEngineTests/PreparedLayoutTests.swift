@@ -120,6 +120,50 @@ import Testing
         #expect(error?.path == "sections[0].items[1].aspectRatio")
     }
 
+    @Test("an infinite or out-of-range item value is refused at the first item that has one, wherever it sits",
+          arguments: [5, 6], [0, 1, 3, 4])
+    func firstBadItemValue(count: Int, position: Int) {
+        // Per column: a value that is fine, then the bad values. NaN items (unset) are fine everywhere.
+        let cases: [(field: String, good: Double, bad: [Double])] = [
+            ("height", 0, [-1, -.infinity, .infinity]),
+            ("aspectRatio", 2, [0, -3, -.infinity, .infinity]),
+            ("width", 0, [-0.5, -.infinity, .infinity]),
+        ]
+        for (field, good, badValues) in cases {
+            for bad in badValues {
+                var column = (0..<count).map { $0 % 2 == 0 ? good : Double.nan }
+                column[position] = bad
+                // A later bad item must not be the one reported.
+                if position + 1 < count { column[count - 1] = bad }
+                let items: ItemSizes?
+                switch field {
+                case "height": items = ItemSizes(count: count, heights: column)
+                case "aspectRatio": items = ItemSizes(count: count, aspectRatios: column)
+                default: items = ItemSizes(count: count, widths: column)
+                }
+                guard let items else {
+                    Issue.record("column of \(column.count) for \(count) items")
+                    continue
+                }
+                let error = error(preparing: LayoutInput(bounds: Size(width: 100, height: 100), parameters: .list(ListParameters()),
+                                                         sections: [Section(count: 1), Section(items: items)]))
+                #expect(error?.code == .invalidRequest)
+                #expect(error?.path == "sections[1].items[\(position)].\(field)", "\(field) \(bad) at \(position) of \(count)")
+            }
+        }
+    }
+
+    @Test("columns of good values, or only unset ones, pass")
+    func goodItemValues() {
+        let all = ItemSizes(count: 5, heights: [0, 1e300, .nan, 3, -0.0], aspectRatios: [1e-300, .nan, 2, 1e300, 0.5], widths: [.nan, 0, 1, 2, 3])
+        let unset = ItemSizes(count: 3, heights: [.nan, .nan, .nan], aspectRatios: [.nan, .nan, .nan], widths: [.nan, .nan, .nan])
+        for items in [all, unset] {
+            #expect(error(preparing: LayoutInput(bounds: Size(width: 100, height: 100), parameters: .list(ListParameters()),
+                                                 sections: [Section(items: items ?? ItemSizes(count: 0))])) == nil)
+        }
+        #expect(all != nil && unset != nil)
+    }
+
     @Test("a NaN parameter is refused, in the spec or in a section's parameters")
     func nanParameter() {
         var p = MosaicParameters()

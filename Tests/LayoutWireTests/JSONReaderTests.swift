@@ -132,3 +132,26 @@ import Testing
         #expect(error?.path == "sections[0].ids[0]")
     }
 }
+
+@Suite struct BulkNumberTests {
+    @Test func readsPlainNumbersInlineAndLeavesTheRestToTheGeneralPath() {
+        func read(_ text: String) -> (value: Double?, consumed: Int) {
+            let bytes = Array((text + String(repeating: " ", count: 40)).utf8)
+            return bytes.withUnsafeBytes { buffer in
+                var reader = JSONReader(buffer)
+                let value = reader.readSimpleNumber()
+                return (value, reader.offset)
+            }
+        }
+        for text in ["0", "7", "-0", "20.5", "1234567", "1234567.1234567", "123456789012345", "0.00000000000001", "-99.25"] {
+            let (value, consumed) = read(text + ",")
+            #expect(value?.bitPattern == Double(text)?.bitPattern, "\(text)")
+            #expect(consumed == text.utf8.count, "\(text)")
+        }
+        for text in ["1234567890123456", "1.234567890123456", "0.000000000000001", "1e5", "1.5E2", "01", "-", "-x", ".5", "1.", "1.e5", "x", "\"1\""] {
+            let (value, consumed) = read(text + ",")
+            #expect(value == nil, "\(text)")
+            #expect(consumed == 0, "\(text)")
+        }
+    }
+}

@@ -103,7 +103,8 @@ def demo(args):
           f"content {size(prepared['contentSize'])}")
 
     x, y, width, height = (float(part) for part in args.rect.split(","))
-    answer = client.call("query", layout=args.key, rect={"x": x, "y": y, "width": width, "height": height})
+    answer = client.call("query", layout=args.key, rect={"x": x, "y": y, "width": width, "height": height},
+                         format=args.format)
     elements = rows(answer["attributes"])
     print(f"query {args.rect}: {len(elements)} element{'' if len(elements) == 1 else 's'}")
     for element in elements[:args.limit]:
@@ -146,12 +147,17 @@ def watch(args):
             # slow subscribers), so re-query the layout.
             if layout in last and version > last[layout] + 1:
                 print(f"missed {version - last[layout] - 1} event(s) of {layout}: re-query it")
-            last[layout] = version
+            # After a drop or an eviction the key may be prepared again (the count goes on); start
+            # afresh then rather than report a false gap.
+            if event.get("reason") in ("dropped", "evicted"):
+                last.pop(layout, None)
+            else:
+                last[layout] = version
             if event.get("event") == "batch":
                 print(f"batch {layout} v{version}: -{len(event['deletes'])} +{len(event['inserts'])} "
                       f"moves {len(event['moves'])} reloads {len(event['reloads'])} → content {size(event.get('contentSize'))}")
             elif event.get("event") == "invalidated":
-                print(f"invalidated {layout} v{version} ({event.get('reason')})")
+                print(f"invalidated {layout} v{version} ({event.get('reason')}) → content {size(event.get('contentSize'))}")
             else:
                 print(topic.decode(), body.decode())
             sys.stdout.flush()
@@ -175,6 +181,8 @@ def main():
     run.add_argument("--updates", default=f"{HERE}/../updates/list-batch.json",
                      help="an update batch file ('' to skip)")
     run.add_argument("--limit", type=int, default=20, help="elements to print")
+    run.add_argument("--format", choices=["objects", "columns"], default="objects",
+                     help="how the query lists its elements (the output is the same)")
     run.set_defaults(handler=demo)
 
     listen = commands.add_parser("watch", help="print events until Ctrl-C or --count")

@@ -65,18 +65,28 @@ struct ColumnFlowGrid: Hashable, Sendable {
     }
 
     /// Writes the frames of `items`; the arithmetic per item depends on its index alone.
+    ///
+    /// Row by row, so the y of a row is computed once, and a single column (the phone case) as one loop.
     func place(_ items: Range<Int>, into frames: MutableFrameColumns) {
         guard !items.isEmpty else { return }
-        var (row, column) = items.lowerBound.quotientAndRemainder(dividingBy: perRow)
-        var y = y(ofRow: row)
-        for item in items {
-            frames.set(item, x: x(ofColumn: column), y: y, width: cellWidth, height: cellHeight)
-            column += 1
-            if column == perRow {
-                column = 0
-                row += 1
-                y = self.y(ofRow: row)
+        if perRow == 1 {
+            for item in items {
+                frames.set(item, x: centredX, y: y(ofRow: item), width: cellWidth, height: cellHeight)
             }
+            return
+        }
+        var (row, column) = items.lowerBound.quotientAndRemainder(dividingBy: perRow)
+        var item = items.lowerBound
+        while item < items.upperBound {
+            let y = y(ofRow: row)
+            let rowEnd = Swift.min(items.upperBound, item + (perRow - column))
+            while item < rowEnd {
+                frames.set(item, x: Double(column) * columnStep, y: y, width: cellWidth, height: cellHeight)
+                item += 1
+                column += 1
+            }
+            row += 1
+            column = 0
         }
     }
 }

@@ -86,11 +86,26 @@ struct MosaicGeometry: Hashable, Sendable {
     }
 
     /// Writes the frames of `items`, walking segment by segment from the one holding the first item.
+    ///
+    /// Whole cycles of three segments (eight items) inside the range take a straight-line path: their
+    /// styles are the plain cycle's (an end-of-section override needs fewer items left than a whole cycle
+    /// leaves), so the switch on style and position folds away; the frames are the same calls to
+    /// `frame(at:of:y:)`.
     func place(_ items: Range<Int>, into frames: MutableFrameColumns) {
         guard !items.isEmpty else { return }
         var (segment, position) = MosaicSegmentPattern.locate(item: items.lowerBound)
         var item = items.lowerBound
         while item < items.upperBound {
+            // A cycle starts at segment 1, 4, 7, … with its first item.
+            if position == 0, segment % 3 == 1, items.upperBound - item >= MosaicSegmentPattern.itemsPerCycle {
+                let cycles = (items.upperBound - item) / MosaicSegmentPattern.itemsPerCycle
+                for _ in 0..<cycles {
+                    placeCycle(startingAt: item, segment: segment, into: frames)
+                    item += MosaicSegmentPattern.itemsPerCycle
+                    segment += 3
+                }
+                continue
+            }
             let style = pattern.style(ofSegment: segment)
             let y = y(ofSegment: segment)
             let end = Swift.min(items.upperBound, item + style.itemCount - position)
@@ -102,5 +117,21 @@ struct MosaicGeometry: Hashable, Sendable {
             segment += 1
             position = 0
         }
+    }
+
+    /// The eight items of the cycle whose first segment (fiftyFifty) is `segment`, from item `first`.
+    @inline(__always)
+    private func placeCycle(startingAt first: Int, segment: Int, into frames: MutableFrameColumns) {
+        let y0 = y(ofSegment: segment)
+        frames.set(first, frame(at: 0, of: .fiftyFifty, y: y0))
+        frames.set(first + 1, frame(at: 1, of: .fiftyFifty, y: y0))
+        let y1 = y(ofSegment: segment + 1)
+        frames.set(first + 2, frame(at: 0, of: .twoThirdsOneThird, y: y1))
+        frames.set(first + 3, frame(at: 1, of: .twoThirdsOneThird, y: y1))
+        frames.set(first + 4, frame(at: 2, of: .twoThirdsOneThird, y: y1))
+        let y2 = y(ofSegment: segment + 2)
+        frames.set(first + 5, frame(at: 0, of: .oneThirdTwoThirds, y: y2))
+        frames.set(first + 6, frame(at: 1, of: .oneThirdTwoThirds, y: y2))
+        frames.set(first + 7, frame(at: 2, of: .oneThirdTwoThirds, y: y2))
     }
 }

@@ -33,7 +33,7 @@ struct MosaicSegmentPattern: Hashable, Sendable {
     let itemCount: Int
 
     /// Items per cycle of three segments after segment 0.
-    private static let itemsPerCycle = 8
+    static let itemsPerCycle = 8
 
     /// The number of segments the section's items fill.
     var segmentCount: Int {

@@ -7,6 +7,27 @@ protocol WaterfallColumnHeights {
     var tallest: Double { get }
 }
 
+/// Two columns held in registers rather than memory: the default waterfall. The same pick as the scan:
+/// the right column only when it is strictly shorter.
+struct PairedWaterfallColumns: WaterfallColumnHeights {
+    var left: Double
+    var right: Double
+
+    @inline(__always)
+    mutating func placeOnShortest(height: Double) -> (column: Int, y: Double) {
+        if right < left {
+            let y = right
+            right = y + height
+            return (1, y)
+        }
+        let y = left
+        left = y + height
+        return (0, y)
+    }
+
+    var tallest: Double { Swift.max(left, right) }
+}
+
 /// A linear scan: the fastest pick for the few columns a waterfall usually has.
 struct ScannedWaterfallColumns: WaterfallColumnHeights {
     /// One running height per column; at least one.

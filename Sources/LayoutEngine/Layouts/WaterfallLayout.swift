@@ -4,7 +4,8 @@
 /// Each placement depends on every earlier one, so a section runs sequentially (sections still run in
 /// parallel). The footer and the section end sit at the tallest column's bottom.
 enum WaterfallLayout: SectionLayout {
-    /// Up to this many columns a scan finds the shortest fastest; beyond it, a heap.
+    /// Two columns (the default) live in registers; up to this many a scan finds the shortest fastest;
+    /// beyond it, a heap.
     static let maxScannedColumns = 16
 
     static func layOut(_ section: Section, parameters p: WaterfallParameters, context: SectionContext) -> SectionFrames {
@@ -21,7 +22,11 @@ enum WaterfallLayout: SectionLayout {
         let cells = FrameColumns(count: count) { frames in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: columnsInUse) { heights in
                 heights.initialize(repeating: top)
-                if columnsInUse <= maxScannedColumns {
+                if columnsInUse == 2 {
+                    var columns = PairedWaterfallColumns(left: top, right: top)
+                    place(items, parameters: p, contentWidth: W, columns: &columns, into: frames)
+                    bottom = columns.tallest
+                } else if columnsInUse <= maxScannedColumns {
                     var columns = ScannedWaterfallColumns(heights: heights)
                     place(items, parameters: p, contentWidth: W, columns: &columns, into: frames)
                     bottom = columns.tallest
@@ -47,18 +52,18 @@ enum WaterfallLayout: SectionLayout {
         let padding = p.cellPadding
         // The item's content width; its frame keeps the seed's `insetBy`: cell width - 2 * padding.
         let itemWidth = columnWidth - 2 * padding
-        let allDefault = items.allDefault
-        for item in 0..<items.count {
-            let content = allDefault ? p.itemHeight : items.height(at: item, forWidth: itemWidth, defaultHeight: p.itemHeight)
-            let cellHeight = content + 2 * padding
-            let (column, y) = columns.placeOnShortest(height: cellHeight)
-            frames.set(
-                item,
-                x: Double(column) * columnWidth + padding,
-                y: y + padding,
-                width: itemWidth,
-                height: cellHeight - 2 * padding
-            )
+        items.withHeightColumns(forWidth: itemWidth, defaultHeight: p.itemHeight) { heights in
+            for item in 0..<items.count {
+                let cellHeight = heights.height(at: item) + 2 * padding
+                let (column, y) = columns.placeOnShortest(height: cellHeight)
+                frames.set(
+                    item,
+                    x: Double(column) * columnWidth + padding,
+                    y: y + padding,
+                    width: itemWidth,
+                    height: cellHeight - 2 * padding
+                )
+            }
         }
     }
 }

@@ -47,14 +47,50 @@ extension LayoutInput {
 
     private static func validate(_ items: ItemSizes, path: String) throws(LayoutError) {
         // NaN inside a column means "not set"; only finite negative or infinite values are errors here.
-        for (i, h) in items.heights.enumerated() where !h.isNaN && !(h >= 0 && h.isFinite) {
-            throw LayoutError(.invalidRequest, "height must be a finite number >= 0, not \(h)", path: "\(path).items[\(i)].height")
+        // Each column is first checked by its extremes alone, a loop of min/max that costs about as much
+        // as reading it; only a column that fails is searched again for the first bad item to report.
+        if let (least, greatest) = extremes(of: items.heights), least < 0 || greatest == .infinity {
+            for (i, h) in items.heights.enumerated() where !h.isNaN && !(h >= 0 && h.isFinite) {
+                throw LayoutError(.invalidRequest, "height must be a finite number >= 0, not \(h)", path: "\(path).items[\(i)].height")
+            }
         }
-        for (i, r) in items.aspectRatios.enumerated() where !r.isNaN && !(r > 0 && r.isFinite) {
-            throw LayoutError(.invalidRequest, "aspectRatio must be a finite number > 0, not \(r)", path: "\(path).items[\(i)].aspectRatio")
+        if let (least, greatest) = extremes(of: items.aspectRatios), least <= 0 || greatest == .infinity {
+            for (i, r) in items.aspectRatios.enumerated() where !r.isNaN && !(r > 0 && r.isFinite) {
+                throw LayoutError(.invalidRequest, "aspectRatio must be a finite number > 0, not \(r)", path: "\(path).items[\(i)].aspectRatio")
+            }
         }
-        for (i, w) in items.widths.enumerated() where !w.isNaN && !(w >= 0 && w.isFinite) {
-            throw LayoutError(.invalidRequest, "width must be a finite number >= 0, not \(w)", path: "\(path).items[\(i)].width")
+        if let (least, greatest) = extremes(of: items.widths), least < 0 || greatest == .infinity {
+            for (i, w) in items.widths.enumerated() where !w.isNaN && !(w >= 0 && w.isFinite) {
+                throw LayoutError(.invalidRequest, "width must be a finite number >= 0, not \(w)", path: "\(path).items[\(i)].width")
+            }
+        }
+    }
+
+    /// The least and greatest values of `column` that are not NaN; nil when there are none.
+    private static func extremes(of column: [Double]) -> (least: Double, greatest: Double)? {
+        column.withUnsafeBufferPointer { values in
+            // Two lanes each, so the compares of neighbouring items do not wait on one another. A NaN
+            // compares false both ways and is skipped.
+            var least = (Double.infinity, Double.infinity)
+            var greatest = (-Double.infinity, -Double.infinity)
+            var i = 0
+            while i + 1 < values.count {
+                let a = values[i]
+                let b = values[i + 1]
+                least.0 = a < least.0 ? a : least.0
+                least.1 = b < least.1 ? b : least.1
+                greatest.0 = a > greatest.0 ? a : greatest.0
+                greatest.1 = b > greatest.1 ? b : greatest.1
+                i += 2
+            }
+            if i < values.count {
+                let a = values[i]
+                least.0 = a < least.0 ? a : least.0
+                greatest.0 = a > greatest.0 ? a : greatest.0
+            }
+            let low = Swift.min(least.0, least.1)
+            let high = Swift.max(greatest.0, greatest.1)
+            return low <= high ? (low, high) : nil
         }
     }
 

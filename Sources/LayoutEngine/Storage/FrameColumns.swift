@@ -23,6 +23,7 @@ public struct FrameColumns: Hashable, Sendable {
             ysOut = [Double](unsafeUninitializedCapacity: count) { yBuffer, yCount in
                 widthsOut = [Double](unsafeUninitializedCapacity: count) { wBuffer, wCount in
                     heightsOut = [Double](unsafeUninitializedCapacity: count) { hBuffer, hCount in
+                        for buffer in [xBuffer, yBuffer, wBuffer, hBuffer] { HugePages.advise(buffer) }
                         fill(MutableFrameColumns(xs: xBuffer, ys: yBuffer, widths: wBuffer, heights: hBuffer))
                         hCount = count
                     }
@@ -56,6 +57,20 @@ public struct FrameColumns: Hashable, Sendable {
         ys.append(frame.y)
         widths.append(frame.width)
         heights.append(frame.height)
+    }
+
+    /// Calls `body` with read access to the four columns at once (xs, ys, widths, heights).
+    @inline(__always)
+    func withUnsafeColumns<Result>(
+        _ body: (UnsafeBufferPointer<Double>, UnsafeBufferPointer<Double>, UnsafeBufferPointer<Double>, UnsafeBufferPointer<Double>) -> Result
+    ) -> Result {
+        xs.withUnsafeBufferPointer { xs in
+            ys.withUnsafeBufferPointer { ys in
+                widths.withUnsafeBufferPointer { widths in
+                    heights.withUnsafeBufferPointer { heights in body(xs, ys, widths, heights) }
+                }
+            }
+        }
     }
 
     /// Bytes held by the frames.

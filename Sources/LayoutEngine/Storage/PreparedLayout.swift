@@ -42,27 +42,21 @@ public struct PreparedLayout: Sendable {
     }
 
     private static func buildIndex(sectionFrames: [SectionFrames], tops: [Double], elementCount: Int, background: Double?) -> RectIndex {
-        RectIndex(elementCount: elementCount) { add in
+        let leafCount = (elementCount + RectIndex.leafSize - 1) / RectIndex.leafSize
+        // Room for the upper levels too: the index adds them in place.
+        let leaves = [RectIndex.Box](unsafeUninitializedCapacity: RectIndex.boxCount(forLeafCount: leafCount)) { buffer, initialized in
+            HugePages.advise(buffer)
+            var leaves = RectIndex.Leaves(into: buffer)
             for (section, frames) in sectionFrames.enumerated() {
                 let top = tops[section]
-                if let header = frames.header { add(header.minX, header.minY + top, header.maxX, header.maxY + top) }
-                let cells = frames.cells
-                cells.xs.withUnsafeBufferPointer { xs in
-                    cells.ys.withUnsafeBufferPointer { ys in
-                        cells.widths.withUnsafeBufferPointer { ws in
-                            cells.heights.withUnsafeBufferPointer { hs in
-                                for i in 0..<xs.count {
-                                    let y = ys[i] + top
-                                    add(xs[i], y, xs[i] + ws[i], y + hs[i])
-                                }
-                            }
-                        }
-                    }
-                }
-                if let footer = frames.footer { add(footer.minX, footer.minY + top, footer.maxX, footer.maxY + top) }
-                if let width = background { add(0, top, width, top + frames.height) }
+                if let header = frames.header { leaves.add(header, dy: top) }
+                leaves.addCells(frames.cells, top: top)
+                if let footer = frames.footer { leaves.add(footer, dy: top) }
+                if let width = background { leaves.add(Rect(x: 0, y: 0, width: width, height: frames.height), dy: top) }
             }
+            initialized = leaves.finish()
         }
+        return RectIndex(leaves: leaves, elementCount: elementCount)
     }
 
     // MARK: Counts
@@ -132,70 +126,43 @@ public struct PreparedLayout: Sendable {
         newBounds != input.bounds
     }
 
-    // MARK: Element ordinals (layout order)
+    // MARK: Walks in layout order
 
-    /// The section holding element `ordinal`.
-    private func section(ofOrdinal ordinal: Int) -> Int {
-        // The last start that is <= ordinal, skipping empty sections.
-        var low = 0
-        var high = ordinalStarts.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if ordinalStarts[mid] <= ordinal { low = mid } else { high = mid - 1 }
-        }
-        return low
-    }
-
-    /// Calls `body` for every element with an ordinal in `range`, in layout order.
-    func forEachElement(inOrdinals range: Range<Int>, _ body: (LayoutElement) -> Void) {
-        guard !range.isEmpty else { return }
-        var section = self.section(ofOrdinal: range.lowerBound)
-        var ordinal = range.lowerBound
-        while ordinal < range.upperBound, section < sectionFrames.count {
-            let frames = sectionFrames[section]
-            let top = sectionTops[section]
-            let sectionStart = ordinalStarts[section]
-            let sectionEnd = Swift.min(ordinalStarts[section + 1], range.upperBound)
-            let cellStart = sectionStart + (frames.header == nil ? 0 : 1)
-            let cellEnd = cellStart + frames.cells.count
-            while ordinal < sectionEnd {
-                if ordinal < cellStart {
-                    if let header = frames.header {
-                        body(LayoutElement(kind: .header, section: section, item: 0, frame: header.offsetBy(dy: top)))
-                    }
-                } else if ordinal < cellEnd {
-                    let item = ordinal - cellStart
-                    body(LayoutElement(kind: .cell, section: section, item: item, frame: frames.cells[item].offsetBy(dy: top)))
-                } else if ordinal == cellEnd, let footer = frames.footer {
-                    body(LayoutElement(kind: .footer, section: section, item: 0, frame: footer.offsetBy(dy: top)))
-                } else {
-                    body(LayoutElement(kind: .decoration, section: section, item: 0, frame: backgroundFrame(of: frames).offsetBy(dy: top)))
+    /// Runs `body` with the storage borrowed as raw buffers (see `ElementScanner`).
+    @inline(__always)
+    private func withScanner<Result>(_ body: (ElementScanner) -> Result) -> Result {
+        sectionFrames.withUnsafeBufferPointer { sections in
+            sectionTops.withUnsafeBufferPointer { tops in
+                ordinalStarts.withUnsafeBufferPointer { starts in
+                    body(ElementScanner(sections: sections, tops: tops, ordinalStarts: starts, backgroundWidth: hasBackground ? backgroundWidth : nil))
                 }
-                ordinal += 1
             }
-            section += 1
         }
     }
 
     /// Every element in layout order: per section header, cells by item, footer, decoration.
     public func forEachElement(_ body: (LayoutElement) -> Void) {
-        forEachElement(inOrdinals: 0..<elementCount, body)
+        withScanner { scanner in
+            scanner.forEach(inOrdinals: 0..<elementCount, where: EveryFrame(), body)
+        }
     }
 
     // MARK: Rect queries
 
     /// Every element whose frame overlaps `rect` with positive area, in layout order. O(log n + k).
     public func forEachElement(in rect: Rect, _ body: (LayoutElement) -> Void) {
-        index.forEachCandidateRange(in: rect) { range in
-            forEachElement(inOrdinals: range) { element in
-                if element.frame.intersects(rect) { body(element) }
+        withScanner { scanner in
+            index.forEachCandidateRange(in: rect) { range in
+                scanner.forEach(inOrdinals: range, where: FramesOverlapping(rect), body)
             }
         }
     }
 
     /// Every element whose frame overlaps `rect` with positive area, in layout order.
     public func elements(in rect: Rect) -> [LayoutElement] {
+        // A viewport usually holds a few dozen elements: one allocation instead of several doublings.
         var result: [LayoutElement] = []
+        result.reserveCapacity(32)
         forEachElement(in: rect) { result.append($0) }
         return result
     }

@@ -3,13 +3,13 @@
 /// Why not a sort by y: mosaic's three-item segments and waterfall's columns break "y grows with the
 /// index", which is exactly how Apple's binSearch misses items. Grouping consecutive elements (layout
 /// order keeps them spatially close in every layout) and keeping each group's bounding box is correct
-/// for any placement, answers in layout order by construction, costs about one byte per element, and
+/// for any placement, answers in layout order by construction, costs about two bytes per element, and
 /// finds the k hits of a rect in O(log n + k) for the layouts we have.
 struct RectIndex: Hashable, Sendable {
     /// Elements per leaf.
-    static let leafSize = 32
+    static let leafSize = 16
     /// Children per inner node.
-    static let fanout = 16
+    static let fanout = 8
 
     struct Box: Hashable, Sendable {
         var minX: Double
@@ -27,71 +27,117 @@ struct RectIndex: Hashable, Sendable {
             maxY = Swift.max(maxY, other.maxY)
         }
 
-        /// Conservative: if any element inside overlaps `rect`, so does the box.
+        /// Conservative: if any element inside overlaps `rect`, so does the box. The y terms come first:
+        /// layouts stack along y, so they are the ones that reject.
         @inline(__always)
         func intersects(_ rect: Rect) -> Bool {
-            minX < rect.maxX && maxX > rect.minX && minY < rect.maxY && maxY > rect.minY
+            minY < rect.maxY && maxY > rect.minY && minX < rect.maxX && maxX > rect.minX
         }
     }
 
-    /// levels[0] are the leaves; the last level has at most `fanout` nodes.
-    private(set) var levels: [[Box]]
+    /// Every level's boxes back to back, leaves first: one flat array, so a query walks one buffer
+    /// instead of retaining an array per level it visits.
+    private(set) var boxes: [Box]
+    /// Where each level starts in `boxes`, leaves at 0, plus the end; the last level has at most
+    /// `fanout` nodes.
+    private(set) var levelStarts: [Int]
     private(set) var elementCount: Int
 
-    /// Builds the index from every element's frame, in layout order.
-    init(elementCount: Int, forEachFrame: ((_ minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double) -> Void) -> Void) {
-        var leaves: [Box] = []
-        leaves.reserveCapacity((elementCount + Self.leafSize - 1) / Self.leafSize)
-        var current = Box.empty
-        var inLeaf = 0
-        forEachFrame { minX, minY, maxX, maxY in
-            current.formUnion(Box(minX: minX, minY: minY, maxX: maxX, maxY: maxY))
-            inLeaf += 1
-            if inLeaf == Self.leafSize {
-                leaves.append(current)
-                current = .empty
-                inLeaf = 0
-            }
-        }
-        if inLeaf > 0 { leaves.append(current) }
+    /// The index over `elementCount` elements whose leaf boxes `leaves` (one per `leafSize` elements,
+    /// in layout order) has already computed.
+    init(leaves: consuming [Box], elementCount: Int) {
         self.elementCount = elementCount
-        levels = [leaves]
-        while let top = levels.last, top.count > Self.fanout {
-            var parents: [Box] = []
-            parents.reserveCapacity((top.count + Self.fanout - 1) / Self.fanout)
-            var start = 0
-            while start < top.count {
+        // Consumed, so the upper levels go into the leaves' own spare capacity (`Leaves` reserves it).
+        var boxes = consume leaves
+        var starts = [0]
+        var levelStart = 0
+        var levelCount = boxes.count
+        boxes.reserveCapacity(Self.boxCount(forLeafCount: levelCount))
+        while levelCount > Self.fanout {
+            let parentStart = boxes.count
+            var child = levelStart
+            let levelEnd = levelStart + levelCount
+            while child < levelEnd {
                 var box = Box.empty
-                for child in start..<Swift.min(start + Self.fanout, top.count) { box.formUnion(top[child]) }
-                parents.append(box)
-                start += Self.fanout
+                for index in child..<Swift.min(child + Self.fanout, levelEnd) { box.formUnion(boxes[index]) }
+                boxes.append(box)
+                child += Self.fanout
             }
-            levels.append(parents)
+            starts.append(parentStart)
+            levelStart = parentStart
+            levelCount = boxes.count - parentStart
         }
+        starts.append(boxes.count)
+        self.boxes = boxes
+        levelStarts = starts
     }
 
-    /// Calls `visitLeaf` with the element range of every leaf whose box overlaps `rect`, in layout order.
-    func forEachCandidateRange(in rect: Rect, _ visitLeaf: (Range<Int>) -> Void) {
-        guard let top = levels.last else { return }
-        for node in top.indices {
-            visit(level: levels.count - 1, node: node, rect: rect, visitLeaf)
+    /// Leaves and every upper level: about 1/15 more than the leaves.
+    static func boxCount(forLeafCount leafCount: Int) -> Int {
+        var total = leafCount
+        var level = leafCount
+        while level > fanout {
+            level = (level + fanout - 1) / fanout
+            total += level
         }
+        return total
     }
 
-    private func visit(level: Int, node: Int, rect: Rect, _ visitLeaf: (Range<Int>) -> Void) {
-        guard levels[level][node].intersects(rect) else { return }
-        if level == 0 {
-            let start = node * Self.leafSize
-            visitLeaf(start..<Swift.min(start + Self.leafSize, elementCount))
-            return
+    /// Calls `visitLeaves` with the element range of every run of adjacent leaves whose boxes overlap
+    /// `rect`, in layout order.
+    ///
+    /// A depth-first walk with an explicit stack (one cursor per level), skipping the misses of a run
+    /// of siblings in a tight loop; inlined, so the closure's captures are not copied per node.
+    @inline(__always)
+    func forEachCandidateRange(in rect: Rect, _ visitLeaves: (Range<Int>) -> Void) {
+        let levelCount = levelStarts.count - 1
+        guard levelCount > 0 else { return }
+        var pending = 0..<0
+        boxes.withUnsafeBufferPointer { boxes in
+            levelStarts.withUnsafeBufferPointer { starts in
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * levelCount) { stack in
+                    // stack[2 * level]: the next node to test on `level`; stack[2 * level + 1]: the end of its run.
+                    let top = levelCount - 1
+                    var level = top
+                    var node = 0
+                    var end = starts[top + 1] - starts[top]
+                    while true {
+                        let base = starts[level]
+                        while node < end, !boxes[base + node].intersects(rect) { node += 1 }
+                        if node == end {
+                            // This run is done: resume the parent's.
+                            if level == top { break }
+                            level += 1
+                            node = stack[2 * level]
+                            end = stack[2 * level + 1]
+                            continue
+                        }
+                        if level == 0 {
+                            let start = node * Self.leafSize
+                            let leafEnd = Swift.min(start + Self.leafSize, elementCount)
+                            if pending.upperBound == start, !pending.isEmpty {
+                                pending = pending.lowerBound..<leafEnd
+                            } else {
+                                if !pending.isEmpty { visitLeaves(pending) }
+                                pending = start..<leafEnd
+                            }
+                            node += 1
+                            continue
+                        }
+                        // Descend into the hit's children, remembering where this run resumes.
+                        stack[2 * level] = node + 1
+                        stack[2 * level + 1] = end
+                        let childCount = base - starts[level - 1]
+                        level -= 1
+                        end = Swift.min(node * Self.fanout + Self.fanout, childCount)
+                        node = node * Self.fanout
+                    }
+                }
+            }
         }
-        let children = levels[level - 1]
-        let first = node * Self.fanout
-        for child in first..<Swift.min(first + Self.fanout, children.count) {
-            visit(level: level - 1, node: child, rect: rect, visitLeaf)
-        }
+        if !pending.isEmpty { visitLeaves(pending) }
     }
 
     /// Bytes held by the index.
-    var byteCount: Int { levels.reduce(0) { $0 + $1.count * MemoryLayout<Box>.stride } }
+    var byteCount: Int { boxes.count * MemoryLayout<Box>.stride + levelStarts.count * MemoryLayout<Int>.stride }
 }

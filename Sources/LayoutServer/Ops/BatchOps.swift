@@ -1,15 +1,47 @@
 import LayoutEngine
 import LayoutWire
 
-/// `update` and `diff`: batch changes to a kept layout.
+/// `update` and `diff`: batch changes to a kept layout, applied all-or-nothing, re-laid out
+/// incrementally by the engine, published as one `batch` event.
 struct BatchOps {
     let handler: RequestHandler
 
-    func update(id: RequestID?, body: JSONObject) throws(WireError) -> [UInt8] {
-        throw WireError(.invalidRequest, "update is not available in this build", path: "op")
+    func update(id: RequestID?, request: UpdateRequest) throws(WireError) -> [UInt8] {
+        let entry = try handler.existing(request.layout)
+        try check(request.ifVersion, against: entry)
+        let batch = try request.batch(over: entry.layout.input.parameters)
+        let applied: (layout: PreparedLayout, batch: NormalizedBatch)
+        do {
+            applied = try entry.layout.applying(batch, options: handler.options)
+        } catch {
+            throw WireError(error)
+        }
+        return try publish(id: id, key: request.layout, layout: applied.layout, batch: applied.batch)
     }
 
-    func diff(id: RequestID?, body: JSONObject) throws(WireError) -> [UInt8] {
-        throw WireError(.invalidRequest, "diff is not available in this build", path: "op")
+    func diff(id: RequestID?, request: DiffRequest) throws(WireError) -> [UInt8] {
+        let entry = try handler.existing(request.layout)
+        try check(request.ifVersion, against: entry)
+        let sections = try request.sections(over: entry.layout.input.parameters)
+        let applied: (layout: PreparedLayout, update: BatchUpdate, batch: NormalizedBatch)
+        do {
+            applied = try entry.layout.applyingDiff(to: sections, options: handler.options)
+        } catch {
+            throw WireError(error)
+        }
+        return try publish(id: id, key: request.layout, layout: applied.layout, batch: applied.batch)
+    }
+
+    private func check(_ ifVersion: Int?, against entry: LayoutStore.Entry) throws(WireError) {
+        guard let ifVersion, ifVersion != entry.version else { return }
+        throw WireError(.versionConflict, "the layout is at version \(entry.version), not \(ifVersion)", path: "ifVersion")
+    }
+
+    /// Keeps the new layout and publishes the batch (even an empty one: it still bumps the version,
+    /// so that versions stay one per change a client asked for).
+    private func publish(id: RequestID?, key: String, layout: PreparedLayout, batch: NormalizedBatch) throws(WireError) -> [UInt8] {
+        handler.stats.recordItemsPrepared(layout.itemCount)
+        let version = try handler.keep(layout, key: key, cause: .batch(BatchEncoding.members(of: batch)))
+        return ReplyEncoder.success(id: id, result: BatchResult(layout: key, version: version, batch: batch, contentSize: layout.contentSize))
     }
 }

@@ -69,11 +69,11 @@ struct RequestHandler: JobHandler {
             let version = try keep(layout, key: change.layout, cause: .bounds)
             return ReplyEncoder.success(id: id, result: BoundsResult(invalidated: true, version: version, contentSize: layout.contentSize))
 
-        case .update(let body):
-            return try BatchOps(handler: self).update(id: id, body: body)
+        case .update(let update):
+            return try BatchOps(handler: self).update(id: id, request: update)
 
-        case .diff(let body):
-            return try BatchOps(handler: self).diff(id: id, body: body)
+        case .diff(let diff):
+            return try BatchOps(handler: self).diff(id: id, request: diff)
 
         case .drop(let drop):
             guard let version = store.drop(drop.layout) else { throw Self.unknownLayout(drop.layout) }
@@ -124,18 +124,9 @@ extension LayoutWire.Operation {
         case .query(let r): return r.layout
         case .bounds(let r): return r.layout
         case .drop(let r): return r.layout
-        case .update(let body), .diff(let body): return body.layoutKey
+        case .update(let r): return r.layout
+        case .diff(let r): return r.layout
         }
-    }
-}
-
-extension JSONObject {
-    /// The `layout` member when it is a string.
-    var layoutKey: String? {
-        for member in members where member.key == "layout" {
-            if case .string(let key) = member.value { return key }
-        }
-        return nil
     }
 }
 

@@ -70,7 +70,7 @@ public struct StatsSnapshot: Sendable, Hashable {
             }
         }
         metric("latency_microseconds", "summary", "Request latency from arrival to reply, by op.", latency)
-        metric("items_prepared_total", "counter", "Items laid out by layout, prepare, bounds and update.", [("", String(itemsPrepared))])
+        metric("items_prepared_total", "counter", "Items laid out by layout, prepare, bounds, update and diff.", [("", String(itemsPrepared))])
         metric("layouts", "gauge", "Layouts kept in the store.", [("", String(layoutCount))])
         metric("layout_bytes", "gauge", "Bytes held by kept layouts.", [("", String(layoutBytes))])
         metric("events_published_total", "counter", "Events published on the events socket.", [("", String(eventsPublished))])

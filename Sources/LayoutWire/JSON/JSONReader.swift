@@ -6,7 +6,8 @@
 ///
 /// Strictness: no trailing garbage, no leading zeros, no NaN/Infinity literals, only the six JSON
 /// escapes plus `\uXXXX` with surrogates paired, no raw control characters in strings, valid UTF-8,
-/// and a nesting limit. Every method that can fail throws `invalid_json` with the byte offset.
+/// and a nesting limit. Syntax errors are `invalid_json` with the byte offset; a nesting limit hit is
+/// `too_large`; a valid number beyond Double's range is `invalid_request` for the caller to locate.
 struct JSONReader {
     let bytes: UnsafeRawBufferPointer
     /// The next byte to read.

@@ -1,13 +1,16 @@
 /// A fast JSON byte writer: one growable buffer it owns, capacity checked once per token rather than per
 /// byte, numbers formatted in place. Callers write commas and colons themselves.
 ///
-/// Not copyable, so its buffer has exactly one owner and is freed exactly once.
-public struct JSONWriter: ~Copyable {
+/// Not copyable, so its buffer has exactly one owner and is freed exactly once. `@unchecked Sendable`
+/// for the same reason: a writer cannot be shared, only moved, so handing a finished reply from a
+/// worker thread to the sending thread transfers the buffer rather than aliasing it.
+public struct JSONWriter: ~Copyable, @unchecked Sendable {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     /// Bytes written so far.
     public private(set) var count = 0
 
+    /// An empty writer with room for `capacity` bytes before it first grows.
     public init(capacity: Int = 4096) {
         self.capacity = Swift.max(64, capacity)
         base = .allocate(capacity: self.capacity)
@@ -48,7 +51,7 @@ public struct JSONWriter: ~Copyable {
     /// Makes room for `extra` more bytes.
     @inline(__always)
     mutating func reserve(_ extra: Int) {
-        if count + extra > capacity { grow(toFit: extra) }
+        if count &+ extra > capacity { grow(toFit: extra) }
     }
 
     private mutating func grow(toFit extra: Int) {
@@ -170,6 +173,7 @@ public struct JSONWriter: ~Copyable {
         write(Int64(value))
     }
 
+    @inline(__always)
     public mutating func write(_ value: Int64) {
         reserve(20)
         if value < 0 { put(UInt8(ascii: "-")) }
@@ -179,9 +183,14 @@ public struct JSONWriter: ~Copyable {
     /// The decimal digits of `value`; room must have been reserved (at most 20 bytes).
     @inline(__always)
     private mutating func putDigits(_ value: UInt64) {
-        let length = Self.digitCount(value)
+        putDigits(value, length: Self.digitCount(value))
+    }
+
+    /// The `length` decimal digits of `value`.
+    @inline(__always)
+    private mutating func putDigits(_ value: UInt64, length: Int) {
         var remaining = value
-        var index = count + length
+        var index = count &+ length
         // Two digits per step from a table: half the divisions of one digit at a time.
         let pairs = Self.digitPairs.utf8Start
         while remaining >= 100 {
@@ -206,12 +215,21 @@ public struct JSONWriter: ~Copyable {
         "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
     }
 
-    /// The number of decimal digits of `value` (1 for 0).
+    /// The number of decimal digits of `value` (1 for 0), by a few comparisons (frame values are
+    /// mostly below 10^8, where this takes three).
     @inline(__always)
     private static func digitCount(_ value: UInt64) -> Int {
-        var length = 1
-        var threshold: UInt64 = 10
-        // At most 19 comparisons, usually a handful; 10^19 is the last power below 2^64.
+        if value < 10_000 {
+            if value < 100 { return value < 10 ? 1 : 2 }
+            return value < 1_000 ? 3 : 4
+        }
+        if value < 100_000_000 {
+            if value < 1_000_000 { return value < 100_000 ? 5 : 6 }
+            return value < 10_000_000 ? 7 : 8
+        }
+        var length = 9
+        var threshold: UInt64 = 1_000_000_000
+        // 10^19 is the last power of ten below 2^64.
         while length < 20, value >= threshold {
             length &+= 1
             if length == 20 { break }
@@ -223,10 +241,15 @@ public struct JSONWriter: ~Copyable {
     /// A Double as JSON: integral values within ±2^53 as integers (no ".0"; -0.0 as "0"), others in the
     /// shortest form that parses back to the same Double.
     public mutating func write(_ value: Double) {
-        if let integer = Int64(exactly: value), integer.magnitude <= 1 << 53 {
-            // Covers -0.0 too, which prints as "0": JSON has no use for a negative zero in a frame.
-            write(integer)
-            return
+        // Within ±2^53 the conversion cannot trap, and converting back tells whether it was integral:
+        // two instructions where `Int64(exactly:)` calls libm's trunc. NaN fails the range test.
+        if value.magnitude <= 0x1p53 {
+            let integer = Int64(value)
+            if Double(integer) == value {
+                // Covers -0.0 too, which prints as "0": JSON has no use for a negative zero in a frame.
+                write(integer)
+                return
+            }
         }
         guard value.isFinite else {
             // Unreachable for validated inputs; null keeps the output valid JSON if it ever happens.
@@ -251,7 +274,8 @@ public struct JSONWriter: ~Copyable {
         for digits in 1...6 {
             let scaled = value * scale
             guard scaled.magnitude < 0x1p50 else { return false }
-            let m = scaled.rounded()
+            // Nearest integer without libm's round: below 2^50 adding ½ is exact, then truncate.
+            let m = Double(Int64(scaled < 0 ? scaled - 0.5 : scaled + 0.5))
             if m / scale == value {
                 let magnitude = UInt64(m.magnitude)
                 // A trailing zero means a shorter form was missed: let `description` decide.
@@ -275,10 +299,10 @@ public struct JSONWriter: ~Copyable {
             put(UInt8(ascii: "0"))
             put(UInt8(ascii: "."))
             for _ in 0..<(fractionDigits - length) { put(UInt8(ascii: "0")) }
-            putDigits(magnitude)
+            putDigits(magnitude, length: length)
             return
         }
-        putDigits(magnitude)
+        putDigits(magnitude, length: length)
         var index = count
         for _ in 0..<fractionDigits {
             base[index] = base[index - 1]

@@ -1,7 +1,8 @@
 import LayoutEngine
 
 /// Layout parameters by the exact names of LAYOUTS.md, from a `spec` object and from a section's
-/// `params` overrides. Names a layout does not know are ignored (forward compatible); values are
+/// `params` overrides. A name the layout does not know is `invalid_request` (a misspelt parameter would
+/// otherwise be silently replaced by its default: LAYOUTS.md makes invalid parameters errors); values are
 /// type-checked here and range-checked by the engine's validation, which names the same paths.
 enum ParametersDecoder {
     /// The spec: `type` plus parameters over that layout's defaults.
@@ -31,7 +32,7 @@ enum ParametersDecoder {
     }
 
     private static func apply(_ object: JSONObject, to parameters: inout LayoutParameters, at path: JSONPath) throws(WireError) {
-        for member in object.effectiveMembers {
+        for member in object.effectiveMembers where member.key != "type" {
             let key = member.key
             let value = member.value
             let at = path / key
@@ -67,7 +68,7 @@ enum ParametersDecoder {
         case "lineSpacing": p.lineSpacing = try value.number(at: path)
         case "header": p.headerHeight = try value.number(at: path)
         case "footer": p.footerHeight = try value.number(at: path)
-        default: break
+        default: throw unknownParameter(key, of: "columnFlow", at: path)
         }
     }
 
@@ -77,7 +78,7 @@ enum ParametersDecoder {
         case "spacing": p.spacing = try value.number(at: path)
         case "header": p.headerHeight = try value.number(at: path)
         case "footer": p.footerHeight = try value.number(at: path)
-        default: break
+        default: throw unknownParameter(key, of: "mosaic", at: path)
         }
     }
 
@@ -88,7 +89,7 @@ enum ParametersDecoder {
         case "itemHeight": p.itemHeight = try value.number(at: path)
         case "header": p.headerHeight = try value.number(at: path)
         case "footer": p.footerHeight = try value.number(at: path)
-        default: break
+        default: throw unknownParameter(key, of: "waterfall", at: path)
         }
     }
 
@@ -100,7 +101,7 @@ enum ParametersDecoder {
         case "header": p.headerHeight = try value.number(at: path)
         case "footer": p.footerHeight = try value.number(at: path)
         case "insetSupplementaryViews": p.insetSupplementaryViews = try value.bool(at: path)
-        default: break
+        default: throw unknownParameter(key, of: "list", at: path)
         }
     }
 
@@ -115,7 +116,7 @@ enum ParametersDecoder {
         case "footer": p.footerHeight = try value.number(at: path)
         case "insetSupplementaryViews": p.insetSupplementaryViews = try value.bool(at: path)
         case "placement": p.placement = try value.choice(ColumnsParameters.Placement.self, at: path)
-        default: break
+        default: throw unknownParameter(key, of: "columns", at: path)
         }
     }
 
@@ -132,7 +133,7 @@ enum ParametersDecoder {
         case "fillMaxScale": p.fillMaxScale = try value.number(at: path)
         case "header": p.headerHeight = try value.number(at: path)
         case "footer": p.footerHeight = try value.number(at: path)
-        default: break
+        default: throw unknownParameter(key, of: "flow", at: path)
         }
     }
 
@@ -166,5 +167,23 @@ enum ParametersDecoder {
             width: try object.required("width", in: path).number(at: path / "width"),
             height: try object.required("height", in: path).number(at: path / "height")
         )
+    }
+
+    /// The parameter names a layout takes, for the error that names a misspelt one.
+    static func knownParameters(of layout: String) -> [String] {
+        switch layout {
+        case "columnFlow": return ["minColumnWidth", "cellHeight", "margins", "interitemSpacing", "lineSpacing", "header", "footer"]
+        case "mosaic": return ["segmentHeight", "spacing", "header", "footer"]
+        case "waterfall": return ["columns", "cellPadding", "itemHeight", "header", "footer"]
+        case "list": return ["itemHeight", "spacing", "sectionInsets", "header", "footer", "insetSupplementaryViews"]
+        case "columns": return ["columnCount", "columnSpacing", "interitemSpacing", "itemHeight", "sectionInsets", "header", "footer", "insetSupplementaryViews", "placement"]
+        case "flow": return ["interitemSpacing", "interspanSpacing", "spanGroupSpacingBefore", "spanGroupSpacingAfter", "defaultItemSize", "sectionInsets", "rowTransform", "fillMaxScale", "header", "footer"]
+        default: return []
+        }
+    }
+
+    private static func unknownParameter(_ key: String, of layout: String, at path: JSONPath) -> WireError {
+        let known = knownParameters(of: layout).joined(separator: ", ")
+        return .invalidRequest("unknown parameter \"\(key)\" for \(layout); it takes: \(known)", at: path)
     }
 }

@@ -31,11 +31,10 @@ public enum Operation: Sendable {
     case prepare(PrepareRequest)
     case query(QueryRequest)
     case bounds(BoundsRequest)
-    /// A batch update. Its body is decoded by the batch-update decoder, not here: this is the whole
-    /// request object as a generic value (the extension point for that decoder).
-    case update(JSONObject)
-    /// A diff against new contents; like `update`, the whole request object, decoded elsewhere.
-    case diff(JSONObject)
+    /// A batch update of a kept layout.
+    case update(UpdateRequest)
+    /// New contents of a kept layout, to be turned into a batch by identity.
+    case diff(DiffRequest)
     case drop(DropRequest)
     case list
 

@@ -3,8 +3,8 @@ import LayoutEngine
 /// Decodes request bodies (PROTOCOL.md) into `Request`s.
 ///
 /// Every bad body yields exactly one `WireError`, in this order of precedence: `invalid_json` (the body
-/// is not one strict JSON document, wherever the fault is), then `v`, `id`, `op`, then the op's own
-/// fields with the path of the first offending one.
+/// is not one strict JSON document, wherever the fault is; `too_large` if it nests too deep), then
+/// `v`, `id`, `op`, then the op's own fields, the error naming the offending one by its path.
 public struct RequestDecoder: Sendable {
     /// Objects and arrays may nest this deep (`too_large` beyond).
     public var maxDepth: Int
@@ -13,6 +13,7 @@ public struct RequestDecoder: Sendable {
         self.maxDepth = maxDepth
     }
 
+    /// Decodes one request body (the last frame of a front-socket message).
     public func decode(_ body: [UInt8]) throws(WireError) -> Request {
         // withUnsafeBytes rethrows untyped; carry the typed error out by hand.
         let result: Result<Request, WireError> = body.withUnsafeBytes { bytes in
@@ -21,6 +22,7 @@ public struct RequestDecoder: Sendable {
         return try result.get()
     }
 
+    /// Decodes one request body in place (for example a ZeroMQ message's data), without copying it.
     public func decode(_ body: UnsafeRawBufferPointer) throws(WireError) -> Request {
         guard !body.isEmpty else { throw .invalidJSON("empty body", at: 0) }
         do throws(WireError) {
@@ -45,7 +47,8 @@ public struct RequestDecoder: Sendable {
                 if reader.key(key, is: "id") {
                     switch try reader.readValue() {
                     case .string(let text): return .string(text)
-                    case .number(let number): return .number(number.text)
+                    // A number beyond Double's range would make the reply unreadable to most parsers.
+                    case .number(let number) where number.value.isFinite: return .number(number.text)
                     default: return nil
                     }
                 }
@@ -57,6 +60,7 @@ public struct RequestDecoder: Sendable {
         return nil
     }
 
+    /// `requestID(in:)` for a body held in an array.
     public static func requestID(in body: [UInt8]) -> RequestID? {
         body.withUnsafeBytes { requestID(in: $0) }
     }
@@ -96,6 +100,7 @@ private struct TopLevelFields {
     var operation: OperationName?
     var sections: Bulk<[DecodedSection]> = .absent
     var items: Bulk<[ItemIndexPath]> = .absent
+    var updates: Bulk<[UpdatePayload]> = .absent
 
     /// Members whose values are small enough to keep as generic values.
     static let controlKeys: Set<String> = [
@@ -111,12 +116,16 @@ private struct TopLevelFields {
     mutating func read(_ key: String, from reader: inout JSONReader) throws(WireError) {
         switch key {
         case "sections":
-            sections = try Bulk.read(from: &reader, now: operation == .layout || operation == .prepare) { (reader: inout JSONReader) throws(WireError) in
+            sections = try Bulk.read(from: &reader, now: operation == .layout || operation == .prepare || operation == .diff) { (reader: inout JSONReader) throws(WireError) in
                 try SectionsDecoder.decodeSections(&reader, at: .root / "sections")
             }
         case "items":
             items = try Bulk.read(from: &reader, now: operation == .query) { (reader: inout JSONReader) throws(WireError) in
                 try ItemIndexPathsDecoder.decode(&reader, at: .root / "items")
+            }
+        case "updates":
+            updates = try Bulk.read(from: &reader, now: operation == .update) { (reader: inout JSONReader) throws(WireError) in
+                try UpdatesDecoder.decode(&reader, at: .root / "updates")
             }
         case _ where Self.controlKeys.contains(key):
             let value = try reader.readValue()
@@ -161,9 +170,18 @@ private struct TopLevelFields {
         case .drop:
             return Request(id: id, operation: .drop(DropRequest(layout: try fields.layoutKey())))
         case .update:
-            return Request(id: id, operation: .update(try wholeObject()))
+            let key = try fields.layoutKey()
+            let decoded = try updates.value(body: body, maxDepth: maxDepth, name: "updates") { (reader: inout JSONReader) throws(WireError) in
+                try UpdatesDecoder.decode(&reader, at: .root / "updates")
+            }
+            return Request(id: id, operation: .update(UpdateRequest(layout: key, updates: decoded, ifVersion: try fields.ifVersion())))
         case .diff:
-            return Request(id: id, operation: .diff(try wholeObject()))
+            let key = try fields.layoutKey()
+            let decoded = try sections.value(body: body, maxDepth: maxDepth, name: "sections") { (reader: inout JSONReader) throws(WireError) in
+                try SectionsDecoder.decodeSections(&reader, at: .root / "sections")
+            }
+            let payloads = decoded.enumerated().map { SectionPayload(decoded: $0.element, path: .root / "sections" / $0.offset) }
+            return Request(id: id, operation: .diff(DiffRequest(layout: key, sections: payloads, ifVersion: try fields.ifVersion())))
         }
     }
 
@@ -181,7 +199,11 @@ private struct TopLevelFields {
         switch controls["id"] {
         case nil, .null?: return nil
         case .string(let text)?: return .string(text)
-        case .number(let number)?: return .number(number.text)
+        case .number(let number)?:
+            guard number.value.isFinite else {
+                throw .invalidRequest("id \(number.text) is out of the range of a double", at: .root / "id")
+            }
+            return .number(number.text)
         case let value?: throw .invalidRequest("id must be a string or a number, not \(value.kind.article)", at: .root / "id")
         }
     }
@@ -193,14 +215,6 @@ private struct TopLevelFields {
             throw WireError(.unknownOperation, "unknown op \"\(text)\"", path: path.fieldPath)
         }
         return name
-    }
-
-    /// `update` and `diff` bodies go to their own decoder as one generic object.
-    private func wholeObject() throws(WireError) -> JSONObject {
-        guard case .object(let object) = try JSONReader.parse(body, maxDepth: maxDepth) else {
-            throw WireError(.internal, "request body is no longer an object")
-        }
-        return object
     }
 }
 

@@ -12,6 +12,12 @@ struct RequestFields {
         return key
     }
 
+    /// `ifVersion`: optional, an integer >= 0.
+    func ifVersion() throws(WireError) -> Int? {
+        guard let value = controls.optional("ifVersion"), value != .null else { return nil }
+        return try value.index(at: .root / "ifVersion")
+    }
+
     /// `bounds`: `{width, height}`; `x`/`y` (a scroll position) are accepted and ignored.
     func bounds() throws(WireError) -> Size {
         let path = JSONPath.root / "bounds"

@@ -19,11 +19,11 @@ struct QueryCommand: ParsableCommand {
     @Option(name: .customLong("item"), help: "The cell at section,item (repeatable).", transform: ArgumentParsing.item)
     var items: [ItemLocation] = []
 
-    @Option(help: "The supplementary elements of --sections: header, footer or decoration.",
+    @Option(help: "The supplementary elements (of every section, or of --sections): header, footer or decoration.",
             transform: ArgumentParsing.supplementaryKind)
     var supplementary: SupplementaryKind?
 
-    @Option(help: "The sections for --supplementary, such as 0,1.", transform: { try ArgumentParsing.integers($0) })
+    @Option(help: "Only these sections for --supplementary, such as 0,1.", transform: { try ArgumentParsing.integers($0) })
     var sections: [Int]?
 
     @Option(help: "Attribute format: objects or columns.", transform: ArgumentParsing.format)
@@ -32,16 +32,14 @@ struct QueryCommand: ParsableCommand {
     func validate() throws {
         let selectors = [rect != nil, !items.isEmpty, supplementary != nil].filter { $0 }.count
         guard selectors == 1 else { throw ValidationError("give exactly one of --rect, --item, --supplementary") }
-        guard (supplementary == nil) == (sections == nil) else {
-            throw ValidationError("--supplementary and --sections go together")
-        }
+        if sections != nil, supplementary == nil { throw ValidationError("--sections goes with --supplementary") }
     }
 
     func run() throws {
         try options.perform({ client throws(ClientError) in
             if let rect { return try client.query(key: key, rect: rect, format: format) }
             if let supplementary {
-                return try client.query(key: key, supplementary: supplementary, sections: sections ?? [], format: format)
+                return try client.query(key: key, supplementary: supplementary, sections: sections, format: format)
             }
             return try client.query(key: key, items: items, format: format)
         }, summary: { Summaries.query($0, key: key) })

@@ -26,7 +26,7 @@ struct UpdateCommand: ParsableCommand {
     func run() throws {
         try options.perform({ client throws(ClientError) in
             let (updates, container) = try InputFile.objects(self.updates, key: "updates")
-            let version = ifVersion ?? container["ifVersion"] as? Int
+            let version = ifVersion ?? AnyJSONObject(container).int("ifVersion")
             return try client.update(key: key, updates: updates, ifVersion: version)
         }, summary: { Summaries.batch($0, verb: "updated", key: key) })
     }

@@ -57,7 +57,8 @@ struct WatchCommand: ParsableCommand {
         case "batch":
             return BatchSummary.event(event)
         case "invalidated":
-            return "invalidated \(event.layout ?? "?") v\(event.version.map(String.init) ?? "?") (\(event.reason ?? "?"))"
+            return "invalidated \(event.layout ?? "?") v\(event.version.map(String.init) ?? "?") (\(event.reason ?? "?")) "
+                + "→ content \(Format.size(event.contentSize))"
         default:
             return "\(event.topic) \(String(decoding: event.bytes, as: UTF8.self))"
         }
@@ -72,8 +73,10 @@ struct VersionTracker {
     mutating func gap(before event: LayoutEvent) -> String? {
         guard let layout = event.layout, let version = event.version else { return nil }
         let previous = last[layout]
-        // A dropped layout starts again at version 1 when it is prepared anew.
-        last[layout] = event.reason == "dropped" ? nil : version
+        // A key prepared again after a drop or an eviction continues its count, but whether that prepare
+        // publishes an event is not something to rely on: start afresh rather than report a false gap.
+        let gone = event.reason == "dropped" || event.reason == "evicted"
+        last[layout] = gone ? nil : version
         guard let previous, version > previous + 1 else { return nil }
         let missed = version - previous - 1
         return "missed \(missed) event\(missed == 1 ? "" : "s") of \(layout) (v\(previous) → v\(version)): re-query it"

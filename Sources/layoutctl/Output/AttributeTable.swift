@@ -38,7 +38,11 @@ enum AttributeTable {
 
     private static func row(_ element: AnyJSONObject) -> [String] {
         var kind = element.string("kind") ?? "?"
-        if let elementKind = element.string("elementKind") { kind += " (\(elementKind))" }
+        // Every decoration is a section background today, and the columns format leaves the name out;
+        // name only another kind, so both formats print the same table.
+        if let elementKind = element.string("elementKind"), elementKind != "sectionBackground" {
+            kind += " (\(elementKind))"
+        }
         return [kind] + fields.dropFirst().map { Format.number(element, $0) }
     }
 }

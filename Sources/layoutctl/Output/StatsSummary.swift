@@ -13,7 +13,7 @@ enum StatsSummary {
             "errors: \(tally(stats.object("errors")))",
             "layouts: \(Format.number(layouts, "count")) kept, \(layouts?.double("bytes").map(Format.bytes) ?? "?"); "
                 + "items prepared \(Format.number(stats, "itemsPrepared"))",
-            "events: \(Format.number(stats, "eventsPublished")) published, \(Format.number(stats, "subscribers")) subscribers",
+            "events: \(Format.number(stats, "eventsPublished")) published, \(subscriptions(stats.double("subscribers")))",
         ]
         if let latency = stats.object("latencyMicros"), !latency.isEmpty {
             var table = TextTable([("latency µs", .left), ("p50", .right), ("p90", .right), ("p99", .right), ("max", .right)])
@@ -24,6 +24,13 @@ enum StatsSummary {
             lines += table.rendered()
         }
         return lines
+    }
+
+    /// The daemon counts distinct topic prefixes (what its XPUB reports), not subscriber sockets: two
+    /// `watch`es of everything make one subscription.
+    private static func subscriptions(_ count: Double?) -> String {
+        guard let count else { return "? subscriptions" }
+        return "\(Format.number(count)) subscription\(count == 1 ? "" : "s")"
     }
 
     /// `123 (ping 3, prepare 20, query 100)`: the total, then each count, largest first.

@@ -47,9 +47,10 @@ enum Summaries {
         ["\(verb) \(result.string("layout") ?? key) v\(Format.number(result, "version")): \(BatchSummary.changes(result))"]
     }
 
-    /// `drop`: `dropped feed (was v5)`.
+    /// `drop`: `dropped feed v5`. The drop is itself a change, so the version is the one it raised the
+    /// layout to (the one its `invalidated` event carries), not the last kept one.
     static func drop(_ result: AnyJSONObject, key: String) -> [String] {
-        let version = result.double("version").map { " (was v\(Format.number($0)))" } ?? ""
+        let version = result.double("version").map { " v\(Format.number($0))" } ?? ""
         return ["dropped \(result.string("layout") ?? key)\(version)"]
     }
 
@@ -57,7 +58,7 @@ enum Summaries {
     static func list(_ result: AnyJSONObject) -> [String] {
         let layouts = result.objects("layouts") ?? []
         guard !layouts.isEmpty else { return ["no layouts"] }
-        var table = TextTable([("layout", .left), ("version", .right), ("items", .right), ("bytes", .right)])
+        var table = TextTable([("layout", .left), ("version", .right), ("items", .right), ("memory", .right)])
         var totalBytes = 0.0
         for layout in layouts {
             let bytes = layout.double("bytes")

@@ -27,7 +27,7 @@ enum InputFile {
         let value = try json(path)
         let container = value as? [String: Any] ?? [:]
         guard let array = (value as? [Any]) ?? (container[key] as? [Any]) else {
-            throw .invalidInput("\(name(path)) holds neither a JSON array nor an object with a \"\(key)\" array")
+            throw .invalidInput("\(name(path)) holds neither a JSON array nor an object whose \"\(key)\" is one")
         }
         var objects: [[String: Any]] = []
         for (index, element) in array.enumerated() {
