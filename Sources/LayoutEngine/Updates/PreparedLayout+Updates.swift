@@ -13,30 +13,13 @@ extension PreparedLayout {
         let plan = try BatchPlan(batch, for: input, limits: options.limits)
         var newInput = input
         newInput.sections = plan.sections(applyingTo: input.sections)
-
-        var frames: [SectionFrames?] = []
-        frames.reserveCapacity(plan.sources.count)
-        var invalidations: [SectionInvalidation] = []
-        for (t, source) in plan.sources.enumerated() {
+        let reuse = plan.sources.map { source -> SectionReuse in
             switch source {
-            case .continued(let s, nil):
-                frames.append(sectionFrames[s])
-            case .continued(let s, let edit?):
-                frames.append(nil)
-                invalidations.append(SectionInvalidation(section: t, previous: sectionFrames[s], firstAffectedItem: edit.firstAffectedItem))
-            case .replaced:
-                frames.append(nil)
-                invalidations.append(SectionInvalidation(section: t, previous: nil, firstAffectedItem: 0))
+            case .continued(let s, nil): return .unchanged(old: s)
+            case .continued(let s, let edit?): return .changed(previous: s, firstAffectedItem: edit.firstAffectedItem)
+            case .replaced: return .changed(previous: nil, firstAffectedItem: 0)
             }
         }
-        var segments = options.segments
-        let changedItems = invalidations.reduce(0) { $0 + newInput.sections[$1.section].items.count }
-        if changedItems < options.parallelThreshold { segments.isParallel = false }
-        let relaidOut = Self.relayOut(invalidations, of: newInput, segments: segments)
-        for (invalidation, sectionFrames) in zip(invalidations, relaidOut) {
-            frames[invalidation.section] = sectionFrames
-        }
-        let layout = PreparedLayout(input: newInput, sectionFrames: frames.compactMap { $0 }, backgroundWidth: Self.backgroundWidth(of: newInput))
-        return (layout, plan.normalized)
+        return (rebuilt(as: newInput, reuse: reuse, options: options), plan.normalized)
     }
 }
