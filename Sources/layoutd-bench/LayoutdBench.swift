@@ -87,7 +87,11 @@ enum LayoutdBench {
 /// that Swift 6 will not touch).
 struct StandardError: TextOutputStream {
     mutating func write(_ string: String) {
-        var text = string
-        text.withUTF8 { bytes in _ = Glibc.write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
+        writeToStandardError(string)
     }
+}
+
+private func writeToStandardError(_ string: String) {
+    var text = string
+    text.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
 }

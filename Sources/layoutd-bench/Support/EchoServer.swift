@@ -4,7 +4,7 @@ import Synchronization
 import ZeroMQ
 
 /// The raw libzmq reference: a ROUTER on a thread of its own that sends every multipart message straight
-/// back (envelope and body), with no decoding, no worker hand-off and no allocation beyond libzmq's own.
+/// back (envelope and body) as the `zmq_msg_t` it arrived in: no decoding, no worker hand-off, no copy.
 /// It is what the daemon's transport would cost if the daemon did nothing.
 final class EchoServer: Sendable {
     let endpoint: String

@@ -71,11 +71,16 @@ extension Double {
     /// representation Swift prints is the rounded decimal itself (0.004123, not 0.0041229999).
     func roundedToSignificantDigits(_ digits: Int) -> Double {
         guard isFinite, self != 0 else { return self }
-        let exponent = Int(Glibc.log10(Swift.abs(self)).rounded(.down))
+        let exponent = Int(decimalLogarithm(Swift.abs(self)).rounded(.down))
         let shift = digits - 1 - exponent
         // Powers of ten up to 10^22 are exact doubles; outside that range leave the value alone.
         guard Swift.abs(shift) <= 22 else { return self }
-        let scale = Glibc.pow(10, Double(Swift.abs(shift)))
+        let scale = powerOfTen(Double(Swift.abs(shift)))
         return shift >= 0 ? (self * scale).rounded() / scale : (self / scale).rounded() * scale
     }
 }
+
+// At file scope, where the C functions are found by name: inside `extension Double` the name resolves
+// to static members that some dependencies add to `Double`.
+private func decimalLogarithm(_ value: Double) -> Double { log10(value) }
+private func powerOfTen(_ exponent: Double) -> Double { pow(10, exponent) }
