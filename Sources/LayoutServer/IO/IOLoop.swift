@@ -104,16 +104,18 @@ final class IOLoop {
     /// are not starved.
     private func receiveRequests(accepting: Bool) {
         for _ in 0..<256 {
-            let frames: [[UInt8]]
+            let envelope: [[UInt8]]
+            let body: [UInt8]
             do {
-                guard let received = try front.receiveMultipart(flags: .dontWait) else { return }
-                frames = received
+                // Frames as they come: no array of all frames is built and split again per request.
+                guard let received = try front.receiveMultipartMessage(flags: .dontWait) else { return }
+                envelope = received.head
+                body = received.last.bytes
             } catch {
                 logger.warning("front receive failed", metadata: ["error": "\(error)"])
                 return
             }
-            guard let body = frames.last, frames.count >= 2 else { continue }
-            let envelope = Array(frames.dropLast())
+            guard !envelope.isEmpty else { continue }
             if !accepting {
                 send(envelope: envelope, body: ErrorReplies.busy(for: body, message: "the daemon is shutting down"))
             } else if !submit(envelope, body) {

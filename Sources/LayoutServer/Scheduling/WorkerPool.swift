@@ -48,6 +48,14 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
         var arrived: ContinuousClock.Instant
         var decoded: Handler.Decoded?
         var key: String?
+
+        /// Keeps the decoded request and drops the body, which is not needed after decoding (a large
+        /// request's memory is freed early).
+        mutating func store(_ request: Handler.Decoded, key: String?) {
+            decoded = request
+            body = []
+            self.key = key
+        }
     }
 
     private struct State: ~Copyable {
@@ -91,32 +99,58 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
     /// True when no admitted request is left unanswered.
     public var isIdle: Bool { state.withLock { $0.scheduler.unfinished == 0 } }
 
+    /// Starts every piece of work the scheduler allows now, each on a Dispatch worker.
     private func startAvailableWork() {
-        let works: [(JobScheduler.Work, Job)] = state.withLock { state in
-            var works: [(JobScheduler.Work, Job)] = []
-            while let work = state.scheduler.nextWork() {
-                switch work {
-                case .decode(let s), .execute(let s):
-                    if let job = state.jobs[s] { works.append((work, job)) }
-                }
-            }
-            return works
-        }
-        for (work, job) in works {
+        for (work, job) in takeAvailableWork() {
             queue.async { self.run(work, job) }
         }
     }
 
+    private func takeAvailableWork() -> [(JobScheduler.Work, Job)] {
+        state.withLock { state in
+            var works: [(JobScheduler.Work, Job)] = []
+            while let work = state.scheduler.nextWork() {
+                switch work {
+                case .decode(let s):
+                    // The job stays: its decoded request is stored back into it.
+                    if let job = state.jobs[s] { works.append((work, job)) }
+                case .execute(let s):
+                    // Execution is a job's last step: move it out rather than copy its decoded request.
+                    if let job = state.jobs.removeValue(forKey: s) { works.append((work, job)) }
+                }
+            }
+            return works
+        }
+    }
+
+    /// Runs `work`, then keeps this worker busy with the next available piece of work while there is
+    /// one, handing only the surplus to other workers: a request's decode and its execution (or the
+    /// next request's decode) then run on the same thread, without a Dispatch hand-off and the thread
+    /// wake-up it costs (docs/BENCHMARKS.md, layoutd-bench).
     private func run(_ work: JobScheduler.Work, _ job: Job) {
+        var work = work
+        var job = job
+        while true {
+            perform(work, job)
+            var available = takeAvailableWork()
+            // Any one will do: ordering is the scheduler's business, and whatever is available now
+            // may run at once, in any order.
+            guard let next = available.popLast() else { return }
+            for (work, job) in available {
+                queue.async { self.run(work, job) }
+            }
+            (work, job) = next
+        }
+    }
+
+    private func perform(_ work: JobScheduler.Work, _ job: Job) {
         switch work {
         case .decode(let sequence):
-            // The body is not needed after decoding; dropping it frees large requests early.
             switch handler.decode(job.body) {
             case .run(let decoded, let key):
                 state.withLock { state in
-                    state.jobs[sequence]?.decoded = decoded
-                    state.jobs[sequence]?.body = []
-                    state.jobs[sequence]?.key = key
+                    // One dictionary access, not one per field: each costs a lookup and a copy of the job.
+                    state.jobs[sequence]?.store(decoded, key: key)
                     state.scheduler.decoded(sequence, key: key, needsExecution: true)
                 }
             case .reply(let reply):
@@ -136,11 +170,9 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
             // Deliver before releasing the key, so replies for one key leave in order.
             finish(job, reply)
             state.withLock { state in
-                state.jobs[sequence] = nil
                 state.scheduler.executed(sequence, key: job.key)
             }
         }
-        startAvailableWork()
     }
 
     private func finish(_ job: Job, _ reply: JobReply) {
