@@ -169,10 +169,14 @@ final class IOLoop {
     }
 
     private func send(envelope: [[UInt8]], body: [UInt8]) {
+        send(envelope: envelope, body: ReplyBody(body))
+    }
+
+    private func send(envelope: [[UInt8]], body: ReplyBody) {
         do {
             // A peer that went away or stopped reading (high-water mark) loses its reply; the daemon
             // must never block on one client.
-            _ = try front.send(multipart: envelope + [body], flags: .dontWait)
+            _ = try front.send(multipart: envelope, last: try body.takeMessage(), flags: .dontWait)
         } catch {
             logger.debug("reply not sent", metadata: ["error": "\(error)"])
         }

@@ -20,13 +20,13 @@ public enum DecodeOutcome<Decoded: Sendable>: Sendable {
 
 /// One reply body, with what stats need to know about it.
 public struct JobReply: Sendable {
-    public var body: [UInt8]
+    public var body: ReplyBody
     /// The op name for stats (`unknown` when the body had none).
     public var op: String
     /// The error code when the reply is a failure.
     public var errorCode: String?
 
-    public init(body: [UInt8], op: String, errorCode: String?) {
+    public init(body: ReplyBody, op: String, errorCode: String?) {
         self.body = body
         self.op = op
         self.errorCode = errorCode
@@ -36,7 +36,7 @@ public struct JobReply: Sendable {
 /// A reply ready to go back out of the front socket with its request's envelope.
 public struct OutgoingReply: Sendable {
     public var envelope: [[UInt8]]
-    public var body: [UInt8]
+    public var body: ReplyBody
 }
 
 /// A bounded Dispatch worker pool: `workers` tasks at once, a bounded queue behind them, ordering by
@@ -165,7 +165,7 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
             if let decoded = job.decoded {
                 reply = handler.execute(decoded)
             } else {
-                reply = JobReply(body: Array(#"{"v":1,"id":null,"ok":false,"error":{"code":"internal","message":"job lost its decoded request"}}"#.utf8), op: "unknown", errorCode: "internal")
+                reply = JobReply(body: ReplyBody(Array(#"{"v":1,"id":null,"ok":false,"error":{"code":"internal","message":"job lost its decoded request"}}"#.utf8)), op: "unknown", errorCode: "internal")
             }
             // Deliver before releasing the key, so replies for one key leave in order.
             finish(job, reply)
