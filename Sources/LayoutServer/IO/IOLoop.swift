@@ -11,7 +11,7 @@ final class IOLoop {
     private let statsSocket: Socket
     private let events: Socket
     private let mailbox: Mailbox<IOMessage>
-    private let submit: ([[UInt8]], [UInt8]) -> Bool
+    private let submit: ([[UInt8]], RequestBody) -> Bool
     private let statsAnswer: (StatsRequestKind) -> [UInt8]
     private let isIdle: () -> Bool
     private let stats: ServerStats
@@ -27,7 +27,7 @@ final class IOLoop {
 
     init(
         context: Context, configuration: ServerConfiguration, mailbox: Mailbox<IOMessage>, stats: ServerStats, logger: Logger,
-        submit: @escaping ([[UInt8]], [UInt8]) -> Bool,
+        submit: @escaping ([[UInt8]], RequestBody) -> Bool,
         statsAnswer: @escaping (StatsRequestKind) -> [UInt8],
         isIdle: @escaping () -> Bool
     ) throws {
@@ -105,12 +105,13 @@ final class IOLoop {
     private func receiveRequests(accepting: Bool) {
         for _ in 0..<256 {
             let envelope: [[UInt8]]
-            let body: [UInt8]
+            let body: RequestBody
             do {
-                // Frames as they come: no array of all frames is built and split again per request.
+                // Frames as they come: no array of all frames is built and split again per request, and
+                // the body stays in its message.
                 guard let received = try front.receiveMultipartMessage(flags: .dontWait) else { return }
                 envelope = received.head
-                body = received.last.bytes
+                body = RequestBody(received.takeLast())
             } catch {
                 logger.warning("front receive failed", metadata: ["error": "\(error)"])
                 return

@@ -19,13 +19,15 @@ struct RequestHandler: JobHandler {
         self.startedAt = startedAt
     }
 
-    func decode(_ body: [UInt8]) -> DecodeOutcome<Request> {
-        do {
-            let request = try decoder.decode(body)
-            return .run(request, key: request.operation.layoutKey)
-        } catch {
-            let reply = ReplyBody(ReplyEncoder.failure(id: RequestDecoder.requestID(in: body), error: error))
-            return .reply(JobReply(body: reply, op: "unknown", errorCode: error.code.rawValue))
+    func decode(_ body: RequestBody) -> DecodeOutcome<Request> {
+        body.withUnsafeBytes { bytes in
+            do throws(WireError) {
+                let request = try decoder.decode(bytes)
+                return .run(request, key: request.operation.layoutKey)
+            } catch {
+                let reply = ReplyBody(ReplyEncoder.failure(id: RequestDecoder.requestID(in: bytes), error: error))
+                return .reply(JobReply(body: reply, op: "unknown", errorCode: error.code.rawValue))
+            }
         }
     }
 

@@ -5,7 +5,7 @@ import Synchronization
 public protocol JobHandler: Sendable {
     associatedtype Decoded: Sendable
     /// Decodes a request body (on a worker thread).
-    func decode(_ body: [UInt8]) -> DecodeOutcome<Decoded>
+    func decode(_ body: RequestBody) -> DecodeOutcome<Decoded>
     /// Runs a decoded request and produces its reply (on a worker thread, one at a time per key).
     func execute(_ request: Decoded) -> JobReply
 }
@@ -44,7 +44,8 @@ public struct OutgoingReply: Sendable {
 public final class WorkerPool<Handler: JobHandler>: Sendable {
     private struct Job: Sendable {
         var envelope: [[UInt8]]
-        var body: [UInt8]
+        /// nil once decoded: a large request's memory is freed early.
+        var body: RequestBody?
         var arrived: ContinuousClock.Instant
         var decoded: Handler.Decoded?
         var key: String?
@@ -53,7 +54,7 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
         /// request's memory is freed early).
         mutating func store(_ request: Handler.Decoded, key: String?) {
             decoded = request
-            body = []
+            body = nil
             self.key = key
         }
     }
@@ -79,7 +80,7 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
     }
 
     /// Admits a request; false when the pool is full (the caller answers `busy` at once).
-    public func submit(envelope: [[UInt8]], body: [UInt8]) -> Bool {
+    public func submit(envelope: [[UInt8]], body: RequestBody) -> Bool {
         let admitted = state.withLock { state -> Bool in
             guard let sequence = state.scheduler.admit() else { return false }
             state.jobs[sequence] = Job(envelope: envelope, body: body, arrived: .now, decoded: nil, key: nil)
@@ -146,7 +147,7 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
     private func perform(_ work: JobScheduler.Work, _ job: Job) {
         switch work {
         case .decode(let sequence):
-            switch handler.decode(job.body) {
+            switch handler.decode(job.body ?? RequestBody([])) {
             case .run(let decoded, let key):
                 state.withLock { state in
                     // One dictionary access, not one per field: each costs a lookup and a copy of the job.
