@@ -38,6 +38,25 @@ public struct FrameColumns: Hashable, Sendable {
         heights = heightsOut
     }
 
+    /// `count` frames whose first `prefix` are copied from `source` (which must hold at least that many);
+    /// `fill` must write every index in `prefix..<count`.
+    init(count: Int, copying prefix: Int, of source: FrameColumns, fill: (MutableFrameColumns) -> Void) {
+        self.init(count: count) { frames in
+            Self.copy(source.xs, prefix, into: frames.xs)
+            Self.copy(source.ys, prefix, into: frames.ys)
+            Self.copy(source.widths, prefix, into: frames.widths)
+            Self.copy(source.heights, prefix, into: frames.heights)
+            fill(frames)
+        }
+    }
+
+    private static func copy(_ column: [Double], _ count: Int, into buffer: UnsafeMutableBufferPointer<Double>) {
+        guard count > 0 else { return }
+        column.withUnsafeBufferPointer { source in
+            _ = UnsafeMutableBufferPointer(rebasing: buffer[..<count]).initialize(fromContentsOf: source[..<count])
+        }
+    }
+
     public var count: Int { xs.count }
     public var isEmpty: Bool { xs.isEmpty }
 
