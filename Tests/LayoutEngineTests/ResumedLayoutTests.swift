@@ -63,14 +63,18 @@ import Testing
                 let full = try Self.fullPrepare(of: input, sections: expected, options: options)
                 Self.expectIdentical(applied.layout, full, "seed \(seed), options \(o)")
                 for (s, touched) in firstTouched {
-                    let first = try #require(applied.firstRecomputedItems[s], "seed \(seed), section \(s)")
+                    let section = try #require(applied.sections[s], "seed \(seed), section \(s)")
+                    let first = section.firstComputedCell
                     let parameters = input.parameters(forSection: s)
                     let oldCount = input.sections[s].items.count
                     let newCount = expected[s].items.count
                     switch parameters.kind {
                     case .mosaic, .columnFlow:
-                        try Self.expectCopiesOnlyWhatIsSizingIndependent(first, parameters: parameters, oldCount: oldCount, newCount: newCount)
+                        #expect(first == 0, "seed \(seed), section \(s)")
+                        Self.expectKeepsOnlyWhatIsSizingIndependent(section.unchangedCells, parameters: parameters, oldCount: oldCount, newCount: newCount)
                     default:
+                        // What was copied is what the index keeps.
+                        #expect(section.unchangedCells == first, "seed \(seed), section \(s)")
                         // Never a touched item copied.
                         #expect(first <= touched, "seed \(seed), section \(s)")
                         let distance = Self.allowedRestartDistance(for: parameters, segmentSize: options.segments.segmentSize, itemCount: newCount)
@@ -86,16 +90,17 @@ import Testing
     }
 
     /// mosaic and columnFlow place a cell by its index (and, for mosaic's last segment, the count) alone:
-    /// they keep every cell outside the last segment / past the shorter count, whatever the batch touched.
-    static func expectCopiesOnlyWhatIsSizingIndependent(_ first: Int, parameters: LayoutParameters, oldCount: Int, newCount: Int) throws {
+    /// every cell outside the last segment / below the shorter count keeps its frame, whatever the batch
+    /// touched (they compute every cell again: cheaper than copying).
+    static func expectKeepsOnlyWhatIsSizingIndependent(_ unchanged: Int, parameters: LayoutParameters, oldCount: Int, newCount: Int) {
         let shorter = min(oldCount, newCount)
         switch parameters.kind {
         case .columnFlow:
-            #expect(first == shorter)
+            #expect(unchanged == shorter)
         default:
             // The last segment holds 1 to 3 items: the earlier of the two last segments starts within
             // 3 items of the shorter count, and never past it.
-            #expect(first <= shorter && first >= shorter - 3)
+            #expect(unchanged <= shorter && unchanged >= shorter - 3)
         }
     }
 
@@ -116,7 +121,8 @@ import Testing
         }
     }
 
-    /// One item inserted 10 from the end of a 3000-item section: only the tail is computed again.
+    /// One item inserted 10 from the end of a 3000-item section: only the tail is computed again (mosaic
+    /// and columnFlow compute every cell, but only the tail's frames and index boxes change).
     @Test(arguments: LayoutKind.allCases)
     func anInsertNearTheEndRecomputesOnlyTheTail(kind: LayoutKind) throws {
         var random = SeededRandom(seed: 4242)
@@ -130,7 +136,8 @@ import Testing
         let batch: BatchUpdate = [.insert(ItemPath(section: 1, item: 2990), LocalEdits.sizing(kind, using: &random), id: nil)]
         for options in Self.options {
             let applied = try PreparedLayout.prepare(input, options: options).applyingBatch(batch, options: options)
-            let recomputed = 3001 - (applied.firstRecomputedItems[1] ?? 0)
+            let section = try #require(applied.sections[1])
+            let recomputed = 3001 - (kind == .mosaic || kind == .columnFlow ? section.unchangedCells : section.firstComputedCell)
             let bound: Int
             switch kind {
             case .list: bound = 11 + options.segments.segmentSize
@@ -147,7 +154,7 @@ import Testing
                 #expect(recomputed <= bound, "\(kind): \(recomputed) items computed again")
             }
             Self.expectIdentical(applied.layout, try Self.fullPrepare(of: input, sections: Self.expectedSections(batch, from: input), options: options), "\(kind)")
-            #expect(applied.firstRecomputedItems.keys.sorted() == [1])
+            #expect(applied.sections.keys.sorted() == [1])
         }
     }
 
@@ -161,7 +168,7 @@ import Testing
         )
         let batch: BatchUpdate = [.delete(ItemPath(section: 0, item: 498))]
         let applied = try PreparedLayout.prepare(input).applyingBatch(batch)
-        #expect(applied.firstRecomputedItems == [0: 0])
+        #expect(applied.firstComputedCells == [0: 0] && applied.unchangedCells == [0: 0])
         Self.expectIdentical(applied.layout, try Self.fullPrepare(of: input, sections: Self.expectedSections(batch, from: input), options: PrepareOptions()), "")
     }
 
@@ -172,7 +179,7 @@ import Testing
         let layout = try PreparedLayout.prepare(input)
         #expect(layout.sectionFrames[0].checkpoints.isEmpty)
         let applied = try layout.applyingBatch([.delete(ItemPath(section: 0, item: 2999))])
-        #expect(applied.firstRecomputedItems == [0: 0])
+        #expect(applied.firstComputedCells == [0: 0])
     }
 
     /// Checkpoints sit where the spec of each layout puts them: waterfall's at every multiple of the
@@ -204,7 +211,7 @@ import Testing
             [.insert(ItemPath(section: 0, item: checkpoint), sizing, id: nil)],
         ] {
             let applied = try layout.applyingBatch(batch)
-            #expect((applied.firstRecomputedItems[0] ?? 0) < checkpoint)
+            #expect((applied.firstComputedCells[0] ?? checkpoint) < checkpoint)
             // A sixth item fits: 332 + 8 + 50 <= 390, at x = 5 * (60 + 8).
             let cell = try #require(applied.layout.cell(item: checkpoint, section: 0))
             let rowBefore = try #require(applied.layout.cell(item: checkpoint - 1, section: 0))

@@ -6,22 +6,13 @@
 /// ranges run in parallel.
 enum ColumnFlowLayout: SectionLayout {
     static func layOut(_ section: Section, parameters p: ColumnFlowParameters, context: SectionContext) -> SectionFrames {
-        layOut(section, parameters: p, context: context, keeping: 0, of: FrameColumns())
-    }
-
-    /// The section with its first `kept` cells copied from `previous` and the rest placed.
-    static func layOut(
-        _ section: Section, parameters p: ColumnFlowParameters, context: SectionContext,
-        keeping kept: Int, of previous: FrameColumns
-    ) -> SectionFrames {
         let B = context.boundsWidth
         let header = context.hasHeader ? Rect(x: 0, y: 0, width: B, height: context.headerHeight) : nil
         let grid = ColumnFlowGrid(parameters: p, boundsWidth: B, top: header?.maxY ?? 0)
         let count = section.items.count
-        let segments = context.segments
-        let cells = FrameColumns(count: count, copying: kept, of: previous) { frames in
-            segments.forEachSegment(count: count, from: kept / segments.segmentSize) { _, range in
-                grid.place(range.clamped(to: kept..<count), into: frames)
+        let cells = FrameColumns(count: count) { frames in
+            context.segments.forEachSegment(count: count) { _, range in
+                grid.place(range, into: frames)
             }
         }
         let rows = grid.rowCount(forItemCount: count)

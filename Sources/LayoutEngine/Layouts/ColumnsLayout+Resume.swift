@@ -23,12 +23,12 @@ extension ColumnsLayout: ResumableSectionLayout {
             return old.ys[last] + old.heights[last]
         }
         var tallest = top
-        let cells = FrameColumns(count: count, copying: first, of: old) { frames in
+        let cells = FrameColumns(count: count, copying: first, of: old, segments: context.segments) { frames in
             tallest = placeInTurn(
                 into: frames, from: first, bottoms: bottoms, placement: placement,
                 heights: geometry.heights, top: top, spacing: p.interitemSpacing
             )
         }
-        return ResumedSection(frames: finish(cells, tallest: tallest, parameters: p, context: context), firstRecomputedItem: first)
+        return ResumedSection(frames: finish(cells, tallest: tallest, parameters: p, context: context), resumingAt: first)
     }
 }

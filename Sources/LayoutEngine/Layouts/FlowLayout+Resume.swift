@@ -16,6 +16,6 @@ extension FlowLayout: ResumableSectionLayout {
             return .whole(layOut(section, parameters: p, context: context))
         }
         let restart = Restart(start: start, cells: previous.cells, checkpoints: saved.prefix(below: start.item))
-        return ResumedSection(frames: layOut(section, parameters: p, context: context, from: restart), firstRecomputedItem: start.item)
+        return ResumedSection(frames: layOut(section, parameters: p, context: context, from: restart), resumingAt: start.item)
     }
 }

@@ -84,7 +84,8 @@ enum FlowLayout: SectionLayout {
         var checkpoints = restart?.checkpoints ?? SectionCheckpoints(width: RowStart.width)
         var rowsEnd = top
         var cellsMaxY = top
-        let cells = FrameColumns(count: section.items.count, copying: start.item, of: restart?.cells ?? FrameColumns()) { frames in
+        let previous = restart?.cells ?? FrameColumns()
+        let cells = FrameColumns(count: section.items.count, copying: start.item, of: previous, segments: context.segments) { frames in
             (rowsEnd, cellsMaxY) = placeRows(into: frames, from: start, sizes: sizes, parameters: p, transform: transform, checkpoints: &checkpoints)
         }
         var y = rowsEnd + insets.bottom

@@ -19,9 +19,9 @@ extension ListLayout: ResumableSectionLayout {
         let first = firstSegment * segments.segmentSize
         let start = previous.cells.ys[first]
         let geometry = ListSectionGeometry(parameters: p, context: context)
-        let cells = FrameColumns(count: count, copying: first, of: previous.cells) { frames in
+        let cells = FrameColumns(count: count, copying: first, of: previous.cells, segments: context.segments) { frames in
             placeSegments(from: firstSegment, start: start, of: section.items, geometry: geometry, segments: segments, into: frames)
         }
-        return ResumedSection(frames: finish(cells, geometry: geometry, context: context), firstRecomputedItem: first)
+        return ResumedSection(frames: finish(cells, geometry: geometry, context: context), resumingAt: first)
     }
 }

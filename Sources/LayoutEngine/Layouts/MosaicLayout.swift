@@ -6,23 +6,14 @@
 /// gives the same frames bit for bit.
 enum MosaicLayout: SectionLayout {
     static func layOut(_ section: Section, parameters p: MosaicParameters, context: SectionContext) -> SectionFrames {
-        layOut(section, parameters: p, context: context, keeping: 0, of: FrameColumns())
-    }
-
-    /// The section with its first `kept` cells copied from `previous` and the rest placed.
-    static func layOut(
-        _ section: Section, parameters p: MosaicParameters, context: SectionContext,
-        keeping kept: Int, of previous: FrameColumns
-    ) -> SectionFrames {
         let W = context.contentWidth
         let header = context.hasHeader ? Rect(x: 0, y: 0, width: W, height: context.headerHeight) : nil
         let top = header?.maxY ?? 0
         let count = section.items.count
         let geometry = MosaicGeometry(itemCount: count, width: W, parameters: p, top: top)
-        let segments = context.segments
-        let cells = FrameColumns(count: count, copying: kept, of: previous) { frames in
-            segments.forEachSegment(count: count, from: kept / segments.segmentSize) { _, range in
-                geometry.place(range.clamped(to: kept..<count), into: frames)
+        let cells = FrameColumns(count: count) { frames in
+            context.segments.forEachSegment(count: count) { _, range in
+                geometry.place(range, into: frames)
             }
         }
         let cellsBottom = bottomOfLastSegment(cells, pattern: geometry.pattern) ?? top

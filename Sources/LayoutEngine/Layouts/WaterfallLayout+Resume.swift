@@ -16,6 +16,6 @@ extension WaterfallLayout: ResumableSectionLayout {
         let item = saved.items[n]
         // A full prepare saves no checkpoint at the item count itself.
         let restart = Restart(item: item, cells: previous.cells, heights: saved.state(at: n), checkpoints: saved.prefix(below: Swift.min(item + 1, count)))
-        return ResumedSection(frames: layOut(section, parameters: p, context: context, from: restart), firstRecomputedItem: item)
+        return ResumedSection(frames: layOut(section, parameters: p, context: context, from: restart), resumingAt: item)
     }
 }

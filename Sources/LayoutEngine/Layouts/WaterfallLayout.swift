@@ -45,7 +45,8 @@ enum WaterfallLayout: SectionLayout {
             ?? (columnsInUse <= maxCheckpointedColumns ? SectionCheckpoints(width: columnsInUse) : .none)
         let first = restart?.item ?? 0
         var bottom = top
-        let cells = FrameColumns(count: count, copying: first, of: restart?.cells ?? FrameColumns()) { frames in
+        let previous = restart?.cells ?? FrameColumns()
+        let cells = FrameColumns(count: count, copying: first, of: previous, segments: context.segments) { frames in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: columnsInUse) { heights in
                 if let restart {
                     _ = heights.initialize(fromContentsOf: restart.heights)

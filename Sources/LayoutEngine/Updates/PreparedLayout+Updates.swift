@@ -17,7 +17,7 @@ extension PreparedLayout {
 
     /// `applying`, with what it laid out again.
     func applyingBatch(_ batch: BatchUpdate, options: PrepareOptions = PrepareOptions()) throws(LayoutError) -> AppliedBatch {
-        guard !batch.isEmpty else { return AppliedBatch(layout: self, batch: NormalizedBatch(), firstRecomputedItems: [:]) }
+        guard !batch.isEmpty else { return AppliedBatch(layout: self, batch: NormalizedBatch(), sections: [:]) }
         let plan = try BatchPlan(batch, for: input, limits: options.limits)
         var newInput = input
         newInput.sections = plan.sections(applyingTo: input.sections)
@@ -41,28 +41,28 @@ extension PreparedLayout {
         let changedItems = invalidations.reduce(0) { $0 + newInput.sections[$1.section].items.count }
         if changedItems < options.parallelThreshold { segments.isParallel = false }
         let relaidOut = Self.relayOut(invalidations, of: newInput, segments: segments)
-        var firstRecomputed: [Int: Int] = [:]
+        var resumed: [Int: ResumedSection] = [:]
         for (invalidation, section) in zip(invalidations, relaidOut) {
             frames[invalidation.section] = section.frames
-            firstRecomputed[invalidation.section] = section.firstRecomputedItem
+            resumed[invalidation.section] = section
         }
         let newFrames = frames.compactMap { $0 }
         let layout = PreparedLayout(
             input: newInput, sectionFrames: newFrames, backgroundWidth: Self.backgroundWidth(of: newInput),
-            reusingIndexOf: index, unchangedElements: unchangedElements(before: plan, firstRecomputed: firstRecomputed, newFrames: newFrames)
+            reusingIndexOf: index, unchangedElements: unchangedElements(before: plan, resumed: resumed, newFrames: newFrames)
         )
-        return AppliedBatch(layout: layout, batch: plan.normalized, firstRecomputedItems: firstRecomputed)
+        return AppliedBatch(layout: layout, batch: plan.normalized, sections: resumed)
     }
 
     /// How many elements, in layout order, the new layout shares with this one, frames and section tops
     /// alike: every section up to the first one the batch moved, replaced or laid out again, and in that
-    /// one (if it continues the same section at the same index) its header and the cells it copied.
-    private func unchangedElements(before plan: BatchPlan, firstRecomputed: [Int: Int], newFrames: [SectionFrames]) -> Int {
+    /// one (if it continues the same section at the same index) its header and its unchanged cells.
+    private func unchangedElements(before plan: BatchPlan, resumed: [Int: ResumedSection], newFrames: [SectionFrames]) -> Int {
         for (t, source) in plan.sources.enumerated() {
             // Sections before `t` are the same, so section `t` starts at the same ordinal and top.
             guard case .continued(let s, let edit) = source, s == t else { return ordinalStarts[t] }
             guard edit != nil else { continue }
-            let kept = firstRecomputed[t] ?? 0
+            let kept = resumed[t]?.unchangedCells ?? 0
             guard kept > 0 else { return ordinalStarts[t] }
             return ordinalStarts[t] + (newFrames[t].header == nil ? 0 : 1) + kept
         }
@@ -74,7 +74,11 @@ extension PreparedLayout {
 struct AppliedBatch {
     let layout: PreparedLayout
     let batch: NormalizedBatch
-    /// For each section laid out again (by its index after the batch), the first cell it computed: the
-    /// cells before it were copied.
-    let firstRecomputedItems: [Int: Int]
+    /// Each section laid out again, by its index after the batch.
+    let sections: [Int: ResumedSection]
+
+    /// For each section laid out again, the first cell it computed: the cells before it were copied.
+    var firstComputedCells: [Int: Int] { sections.mapValues(\.firstComputedCell) }
+    /// For each section laid out again, how many of its first cells kept their frames.
+    var unchangedCells: [Int: Int] { sections.mapValues(\.unchangedCells) }
 }

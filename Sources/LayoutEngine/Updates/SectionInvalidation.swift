@@ -11,12 +11,26 @@ struct SectionInvalidation: Sendable {
 /// A section laid out again, and how much of it was computed.
 struct ResumedSection: Sendable {
     var frames: SectionFrames
+    /// Cells below this index have the frames they had before the batch, bit for bit (the rect index
+    /// keeps their boxes).
+    var unchangedCells: Int
     /// Cells from this index on were computed; the ones before it were copied from the previous frames.
-    var firstRecomputedItem: Int
+    var firstComputedCell: Int
+
+    /// A section computed from `firstComputedCell` on, with the cells before it copied.
+    init(frames: SectionFrames, resumingAt firstComputedCell: Int) {
+        self.init(frames: frames, unchangedCells: firstComputedCell, firstComputedCell: firstComputedCell)
+    }
+
+    init(frames: SectionFrames, unchangedCells: Int, firstComputedCell: Int) {
+        self.frames = frames
+        self.unchangedCells = unchangedCells
+        self.firstComputedCell = firstComputedCell
+    }
 
     /// A section laid out from its top.
     static func whole(_ frames: SectionFrames) -> ResumedSection {
-        ResumedSection(frames: frames, firstRecomputedItem: 0)
+        ResumedSection(frames: frames, resumingAt: 0)
     }
 }
 
