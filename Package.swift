@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "layoutd", targets: ["layoutd"]),
         .executable(name: "layoutctl", targets: ["layoutctl"]),
         .executable(name: "layout-bench", targets: ["layout-bench"]),
+        .executable(name: "layoutd-bench", targets: ["layoutd-bench"]),
         .library(name: "LayoutEngine", targets: ["LayoutEngine"]),
         .library(name: "LayoutClient", targets: ["LayoutClient"]),
     ],
@@ -55,6 +56,13 @@ let package = Package(
             dependencies: ["LayoutClient", "LayoutWire", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine"]),
+        .executableTarget(
+            name: "layoutd-bench",
+            dependencies: [
+                "LayoutServer", "LayoutClient", "LayoutWire", "LayoutEngine", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "LayoutWireTests", dependencies: ["LayoutWire", "LayoutEngine"]),

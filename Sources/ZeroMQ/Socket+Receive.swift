@@ -60,4 +60,10 @@ public struct MultipartMessage: ~Copyable, Sendable {
         self.head = head
         self.last = last
     }
+
+    /// The final frame, giving up the rest (read `head` first). Other modules cannot take a stored
+    /// property out of a non-copyable value themselves.
+    public consuming func takeLast() -> Message {
+        last
+    }
 }

@@ -6,7 +6,7 @@ import Darwin
 import LayoutEngine
 
 /// `layout-bench`: prepare, query and memory figures of every layout against the seeds' way of writing
-/// layouts, one JSON object per line (docs/BENCHMARKS.md).
+/// layouts, and the cost of diffs and batch updates, one JSON object per line (docs/BENCHMARKS.md).
 @main
 enum LayoutBench {
     static func main() {
@@ -41,6 +41,8 @@ enum LayoutBench {
             case .prepare: PrepareBench(plan: plan, layouts: options.layouts).run()
             case .query: QueryBench(plan: plan, layouts: options.layouts).run()
             case .memory: MemoryBench(plan: plan, layouts: options.layouts).run()
+            case .diff: DiffBench(plan: plan).run()
+            case .incremental: IncrementalBench(plan: plan, layouts: options.layouts).run()
             }
         }
         if !agrees {

@@ -338,3 +338,29 @@ private let wideInsets = Insets(top: 0, left: 150, bottom: 0, right: 250)
         #expect(cells.allSatisfy { $0.width == 0 })
     }
 }
+
+@Suite struct LengthLimitTests {
+    private func input(_ items: [ItemSizing], kind: LayoutKind = .list) -> LayoutInput {
+        LayoutInput(bounds: Size(width: 375, height: 800), parameters: .defaults(for: kind), sections: [Section(items: ItemSizes(items))])
+    }
+
+    @Test func sizesBeyondTheLengthLimitAreRejected() {
+        #expect(throws: LayoutError.self) { try input([ItemSizing(height: 1e300)]).validate() }
+        #expect(throws: LayoutError.self) { try input([ItemSizing(aspectRatio: 1e-12)]).validate() }
+        #expect(throws: LayoutError.self) { try input([ItemSizing(width: 2e9)], kind: .flow).validate() }
+        var wide = input([])
+        wide.bounds.width = 1e12
+        #expect(throws: LayoutError.self) { try wide.validate() }
+    }
+
+    @Test func theExtremesOfTheAcceptedRangeGiveFiniteFrames() throws {
+        let items = [ItemSizing(height: LayoutInput.maxLength), ItemSizing(aspectRatio: LayoutInput.aspectRatioRange.lowerBound), ItemSizing(height: LayoutInput.maxLength, aspectRatio: LayoutInput.aspectRatioRange.upperBound)]
+        for kind in LayoutKind.allCases {
+            let layout = try PreparedLayout.prepare(input(items, kind: kind))
+            #expect(layout.contentSize.height.isFinite, "\(kind)")
+            layout.forEachElement { element in
+                #expect(element.frame.x.isFinite && element.frame.y.isFinite && element.frame.width.isFinite && element.frame.height.isFinite, "\(kind)")
+            }
+        }
+    }
+}

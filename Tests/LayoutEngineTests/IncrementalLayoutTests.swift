@@ -58,6 +58,8 @@ import Testing
             let applied = try layout.applyingDiff(to: new.map(\.section), options: .serial)
             #expect(Model.model(applied.layout.input.sections).map(\.ignoringIdsWhenEmpty) == new.map(\.ignoringIdsWhenEmpty), "seed \(seed)")
             #expect(Model.isIdentical(applied.layout, try Self.fullPrepare(of: input, sections: new)), "seed \(seed)")
+            // The diff path skips the batch checks; a client sending the same batch is told the same.
+            #expect(applied.batch == (try layout.applying(applied.update, options: .serial)).batch, "seed \(seed)")
         }
     }
 

@@ -155,7 +155,7 @@ import Testing
 
     @Test("columns of good values, or only unset ones, pass")
     func goodItemValues() {
-        let all = ItemSizes(count: 5, heights: [0, 1e300, .nan, 3, -0.0], aspectRatios: [1e-300, .nan, 2, 1e300, 0.5], widths: [.nan, 0, 1, 2, 3])
+        let all = ItemSizes(count: 5, heights: [0, 1e9, .nan, 3, -0.0], aspectRatios: [1e-9, .nan, 2, 1e9, 0.5], widths: [.nan, 0, 1, 2, 3])
         let unset = ItemSizes(count: 3, heights: [.nan, .nan, .nan], aspectRatios: [.nan, .nan, .nan], widths: [.nan, .nan, .nan])
         for items in [all, unset] {
             #expect(error(preparing: LayoutInput(bounds: Size(width: 100, height: 100), parameters: .list(ListParameters()),

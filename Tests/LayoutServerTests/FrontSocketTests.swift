@@ -51,6 +51,31 @@ import ZeroMQ
         #expect((table["item"] as? [Int]) == Array(0..<10))
     }
 
+    @Test func largeRepliesSentFromTheEncodersBufferArriveWhole() throws {
+        // 5,000 frames make a reply of several hundred KB, over the zero-copy threshold.
+        let daemon = try TestDaemon()
+        let count = 5_000
+        let expected = try PreparedLayout.prepare(LayoutInput(bounds: Size(width: 375, height: 800), parameters: .mosaic(MosaicParameters()), sections: [Section(count: count)]))
+        var frames: [Rect] = []
+        expected.forEachElement { frames.append($0.frame) }
+        for format in ["objects", "columns"] {
+            let dealer = try daemon.dealer()
+            _ = try dealer.send(multipart: [[], Array(mosaicJob(op: "layout", key: nil, count: count, extra: #","format":"\#(format)""#).utf8)])
+            let reply = try #require(try dealer.receiveMultipart())
+            #expect(reply[reply.count - 1].count > ReplyBody.zeroCopyThreshold)
+            let object = try TestDaemon.object(reply[reply.count - 1])
+            if format == "objects" {
+                let attributes = try #require(object.result["attributes"] as? [[String: Any]])
+                #expect(attributes.compactMap { $0["y"] as? Double } == frames.map(\.y))
+                #expect(attributes.compactMap { $0["x"] as? Double } == frames.map(\.x))
+            } else {
+                let table = try #require(object.result["attributes"] as? [String: Any])
+                #expect((table["height"] as? [Double]) == frames.map(\.height))
+                #expect((table["x"] as? [Double]) == frames.map(\.x))
+            }
+        }
+    }
+
     @Test func preparedLayoutAnswersQueriesBoundsListAndDrop() throws {
         let daemon = try TestDaemon()
         let prepared = try daemon.call(mosaicJob(key: "feed", count: 10))

@@ -261,3 +261,16 @@ import Testing
         #expect(RequestDecoder.requestID(in: Array(#"["id","a"]"#.utf8)) == nil)
     }
 }
+
+@Suite struct OutOfRangeIDTests {
+    @Test func anIdBeyondDoubleRangeIsInvalidAndNotEchoed() {
+        do {
+            _ = try decodeRequest(#"{"v":1,"id":1e309,"op":"ping"}"#)
+            Issue.record("accepted an id of 1e309")
+        } catch {
+            #expect(error.code == .invalidRequest)
+            #expect(error.path == "id")
+        }
+        #expect(RequestDecoder.requestID(in: Array(#"{"id":1e309,"op":"x"}"#.utf8)) == nil)
+    }
+}

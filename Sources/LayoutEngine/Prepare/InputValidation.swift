@@ -49,19 +49,19 @@ extension LayoutInput {
         // NaN inside a column means "not set"; only finite negative or infinite values are errors here.
         // Each column is first checked by its extremes alone, a loop of min/max that costs about as much
         // as reading it; only a column that fails is searched again for the first bad item to report.
-        if let (least, greatest) = extremes(of: items.heights), least < 0 || greatest == .infinity {
-            for (i, h) in items.heights.enumerated() where !h.isNaN && !(h >= 0 && h.isFinite) {
-                throw LayoutError(.invalidRequest, "height must be a finite number >= 0, not \(h)", path: "\(path).items[\(i)].height")
+        if let (least, greatest) = extremes(of: items.heights), least < 0 || greatest > maxLength {
+            for (i, h) in items.heights.enumerated() where !h.isNaN && !isLength(h) {
+                throw LayoutError(.invalidRequest, "height must be a number from 0 to \(maxLength), not \(h)", path: "\(path).items[\(i)].height")
             }
         }
-        if let (least, greatest) = extremes(of: items.aspectRatios), least <= 0 || greatest == .infinity {
-            for (i, r) in items.aspectRatios.enumerated() where !r.isNaN && !(r > 0 && r.isFinite) {
-                throw LayoutError(.invalidRequest, "aspectRatio must be a finite number > 0, not \(r)", path: "\(path).items[\(i)].aspectRatio")
+        if let (least, greatest) = extremes(of: items.aspectRatios), least < aspectRatioRange.lowerBound || greatest > aspectRatioRange.upperBound {
+            for (i, r) in items.aspectRatios.enumerated() where !r.isNaN && !aspectRatioRange.contains(r) {
+                throw LayoutError(.invalidRequest, "aspectRatio must be a number from \(aspectRatioRange.lowerBound) to \(aspectRatioRange.upperBound), not \(r)", path: "\(path).items[\(i)].aspectRatio")
             }
         }
-        if let (least, greatest) = extremes(of: items.widths), least < 0 || greatest == .infinity {
-            for (i, w) in items.widths.enumerated() where !w.isNaN && !(w >= 0 && w.isFinite) {
-                throw LayoutError(.invalidRequest, "width must be a finite number >= 0, not \(w)", path: "\(path).items[\(i)].width")
+        if let (least, greatest) = extremes(of: items.widths), least < 0 || greatest > maxLength {
+            for (i, w) in items.widths.enumerated() where !w.isNaN && !isLength(w) {
+                throw LayoutError(.invalidRequest, "width must be a number from 0 to \(maxLength), not \(w)", path: "\(path).items[\(i)].width")
             }
         }
     }
@@ -94,15 +94,25 @@ extension LayoutInput {
         }
     }
 
+    /// The longest length accepted anywhere (sizes, spacings, insets, bounds), in points. With aspect
+    /// ratios kept within `aspectRatioRange` and at most 10^7 items, no sum of them can overflow a Double,
+    /// so every frame a layout computes is finite.
+    public static let maxLength = 1e9
+    /// Accepted aspect ratios (width / height).
+    public static let aspectRatioRange = 1e-9...1e9
+
+    @inline(__always)
+    static func isLength(_ value: Double) -> Bool { value >= 0 && value <= maxLength }
+
     static func requireNonNegative(_ value: Double, _ path: String) throws(LayoutError) {
-        guard value.isFinite, value >= 0 else {
-            throw LayoutError(.invalidRequest, "must be a finite number >= 0, not \(value)", path: path)
+        guard isLength(value) else {
+            throw LayoutError(.invalidRequest, "must be a number from 0 to \(maxLength), not \(value)", path: path)
         }
     }
 
     static func requirePositive(_ value: Double, _ path: String) throws(LayoutError) {
-        guard value.isFinite, value > 0 else {
-            throw LayoutError(.invalidRequest, "must be a finite number > 0, not \(value)", path: path)
+        guard value > 0, value <= maxLength else {
+            throw LayoutError(.invalidRequest, "must be a number > 0 and at most \(maxLength), not \(value)", path: path)
         }
     }
 

@@ -25,34 +25,25 @@ struct BatchPlan: Sendable {
 
         var edits: [Int: SectionEdit] = [:]
         var replaced: [Int: Section] = [:]
-        var normalized = NormalizedBatch()
         // Every section an item update names exists on its side of the batch: stage 1 rejected the rest.
         func new(_ old: Int) -> Int { shape.newSection[old] ?? old }
         for operation in operations {
             switch operation {
             case .delete(let path):
                 edits[new(path.section), default: SectionEdit()].removed.append(path.item)
-                normalized.deletes.append(path)
             case let .insert(path, sizing, id):
                 edits[path.section, default: SectionEdit()].insertions.append(.init(item: path.item, arrival: .new(sizing, id: id)))
-                normalized.inserts.append(path)
             case let .move(from, to):
                 edits[new(from.section), default: SectionEdit()].removed.append(from.item)
                 edits[to.section, default: SectionEdit()].insertions.append(.init(item: to.item, arrival: .moved(from)))
-                normalized.moves.append(.init(from: from, to: to))
             case let .reload(path, sizing, id):
                 edits[new(path.section), default: SectionEdit()].reloads.append(.init(item: path.item, sizing: sizing, id: id))
-                normalized.reloads.append(path)
-            case .deleteSection(let section):
-                normalized.sections.deletes.append(section)
             case let .insertSection(section, contents):
                 replaced[section] = contents
-                normalized.sections.inserts.append(section)
-            case let .moveSection(from, to):
-                normalized.sections.moves.append(.init(from: from, to: to))
             case let .reloadSection(section, contents):
                 replaced[new(section)] = contents
-                normalized.sections.reloads.append(section)
+            case .deleteSection, .moveSection:
+                break
             }
         }
         sources = shape.oldSection.indices.map { t in
@@ -62,7 +53,7 @@ struct BatchPlan: Sendable {
             edit.keepsIds = keepsIds[t]
             return .continued(old: shape.oldSection[t] ?? t, edit: edit)
         }
-        self.normalized = normalized.sorted()
+        normalized = NormalizedBatch(listing: operations)
     }
 
     /// The sections after the batch.
@@ -99,6 +90,24 @@ struct BatchPlan: Sendable {
 }
 
 extension NormalizedBatch {
+    /// The normalized form of a batch's operations (which must be valid).
+    init(listing operations: [BatchUpdate.Operation]) {
+        var normalized = NormalizedBatch()
+        for operation in operations {
+            switch operation {
+            case .delete(let path): normalized.deletes.append(path)
+            case .insert(let path, _, _): normalized.inserts.append(path)
+            case let .move(from, to): normalized.moves.append(.init(from: from, to: to))
+            case .reload(let path, _, _): normalized.reloads.append(path)
+            case .deleteSection(let section): normalized.sections.deletes.append(section)
+            case .insertSection(let section, _): normalized.sections.inserts.append(section)
+            case let .moveSection(from, to): normalized.sections.moves.append(.init(from: from, to: to))
+            case .reloadSection(let section, _): normalized.sections.reloads.append(section)
+            }
+        }
+        self = normalized.sorted()
+    }
+
     /// The documented order: deletes descending, inserts ascending, moves and reloads ascending by source.
     func sorted() -> NormalizedBatch {
         NormalizedBatch(

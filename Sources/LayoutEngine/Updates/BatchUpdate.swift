@@ -19,6 +19,9 @@
 /// arrives in it. An item that breaks its section's choice is rejected.
 public struct BatchUpdate: Hashable, Sendable {
     /// One operation of a batch.
+    ///
+    /// The section payloads are `indirect`: inline, a `Section` would make every operation over 200 bytes,
+    /// and a diff of 10^6 items holds hundreds of thousands of item operations.
     public enum Operation: Hashable, Sendable {
         /// Removes the item at a before-index.
         case delete(ItemPath)
@@ -31,11 +34,11 @@ public struct BatchUpdate: Hashable, Sendable {
         /// Removes the section at a before-index with its items.
         case deleteSection(Int)
         /// Adds a whole section at an after-index.
-        case insertSection(Int, Section)
+        indirect case insertSection(Int, Section)
         /// Moves a section (and its items) from a before-index to an after-index.
         case moveSection(from: Int, to: Int)
         /// Replaces the section at a before-index with a whole new one.
-        case reloadSection(Int, Section)
+        indirect case reloadSection(Int, Section)
     }
 
     /// The operations in request order.

@@ -1,11 +1,11 @@
 extension PreparedLayout {
     /// Applies a batch update (LAYOUTS.md, Batch updates) all-or-nothing.
     ///
-    /// Only the sections whose items changed are laid out again, and those from the last point before
-    /// their first change that the layout can resume from exactly (`ResumableSectionLayout`); the other
-    /// sections keep their section-local frames, and the rect index keeps its boxes up to the first
-    /// element that changed. The result is identical to `prepare` of the new input with the same options,
-    /// given that this layout was prepared with the same segment size.
+    /// Only the sections whose items changed are laid out again, each from the last point before its
+    /// first change that its layout can resume from exactly (`ResumableSectionLayout`); the others keep
+    /// their section-local frames, and the rect index keeps its boxes up to the first element that
+    /// changed. The result is identical to `prepare` of the new input with the same options, given that
+    /// this layout was prepared with the same segment size.
     ///
     /// - Returns: the new layout, and the batch in normalized form (what the `batch` event carries).
     /// - Throws: `invalid_update` at `updates[N]` for the first offending update; `invalid_request` at the
@@ -21,52 +21,15 @@ extension PreparedLayout {
         let plan = try BatchPlan(batch, for: input, limits: options.limits)
         var newInput = input
         newInput.sections = plan.sections(applyingTo: input.sections)
-
-        var frames: [SectionFrames?] = []
-        frames.reserveCapacity(plan.sources.count)
-        var invalidations: [SectionInvalidation] = []
-        for (t, source) in plan.sources.enumerated() {
+        let reuse = plan.sources.map { source -> SectionReuse in
             switch source {
-            case .continued(let s, nil):
-                frames.append(sectionFrames[s])
-            case .continued(let s, let edit?):
-                frames.append(nil)
-                invalidations.append(SectionInvalidation(section: t, previous: sectionFrames[s], firstAffectedItem: edit.firstAffectedItem))
-            case .replaced:
-                frames.append(nil)
-                invalidations.append(SectionInvalidation(section: t, previous: nil, firstAffectedItem: 0))
+            case .continued(let s, nil): return .unchanged(old: s)
+            case .continued(let s, let edit?): return .changed(previous: s, firstAffectedItem: edit.firstAffectedItem)
+            case .replaced: return .changed(previous: nil, firstAffectedItem: 0)
             }
         }
-        var segments = options.segments
-        let changedItems = invalidations.reduce(0) { $0 + newInput.sections[$1.section].items.count }
-        if changedItems < options.parallelThreshold { segments.isParallel = false }
-        let relaidOut = Self.relayOut(invalidations, of: newInput, segments: segments)
-        var resumed: [Int: ResumedSection] = [:]
-        for (invalidation, section) in zip(invalidations, relaidOut) {
-            frames[invalidation.section] = section.frames
-            resumed[invalidation.section] = section
-        }
-        let newFrames = frames.compactMap { $0 }
-        let layout = PreparedLayout(
-            input: newInput, sectionFrames: newFrames, backgroundWidth: Self.backgroundWidth(of: newInput),
-            reusingIndexOf: index, unchangedElements: unchangedElements(before: plan, resumed: resumed, newFrames: newFrames)
-        )
-        return AppliedBatch(layout: layout, batch: plan.normalized, sections: resumed)
-    }
-
-    /// How many elements, in layout order, the new layout shares with this one, frames and section tops
-    /// alike: every section up to the first one the batch moved, replaced or laid out again, and in that
-    /// one (if it continues the same section at the same index) its header and its unchanged cells.
-    private func unchangedElements(before plan: BatchPlan, resumed: [Int: ResumedSection], newFrames: [SectionFrames]) -> Int {
-        for (t, source) in plan.sources.enumerated() {
-            // Sections before `t` are the same, so section `t` starts at the same ordinal and top.
-            guard case .continued(let s, let edit) = source, s == t else { return ordinalStarts[t] }
-            guard edit != nil else { continue }
-            let kept = resumed[t]?.unchangedCells ?? 0
-            guard kept > 0 else { return ordinalStarts[t] }
-            return ordinalStarts[t] + (newFrames[t].header == nil ? 0 : 1) + kept
-        }
-        return elementCount
+        let rebuilt = rebuilt(as: newInput, reuse: reuse, options: options)
+        return AppliedBatch(layout: rebuilt.layout, batch: plan.normalized, sections: rebuilt.sections)
     }
 }
 

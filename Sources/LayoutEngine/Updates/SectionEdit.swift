@@ -123,38 +123,14 @@ struct SectionEdit: Sendable {
         let changed = reloads.map(\.sizing) + arriving
         func column(_ oldColumn: [Double], _ field: (ItemSizing) -> Double?) -> [Double] {
             guard !oldColumn.isEmpty || changed.contains(where: { field($0) != nil }) else { return [] }
-            var column: [Double] = []
-            column.reserveCapacity(count)
-            for piece in pieces {
-                switch piece {
-                case .run(let range):
-                    if oldColumn.isEmpty {
-                        column.append(contentsOf: repeatElement(.nan, count: range.count))
-                    } else {
-                        column.append(contentsOf: oldColumn[range])
-                    }
-                case .reload(let r): column.append(field(reloads[r].sizing) ?? .nan)
-                case .insertion(let i): column.append(field(arriving[i]) ?? .nan)
-                }
-            }
-            return column
+            return Self.assembled(
+                oldColumn, absent: .nan, count: count, pieces: pieces,
+                reloaded: { field(reloads[$0].sizing) ?? .nan }, inserted: { field(arriving[$0]) ?? .nan }
+            )
         }
-        var spans: [Bool] = []
-        if !old.spans.isEmpty || changed.contains(where: \.isSpan) {
-            spans.reserveCapacity(count)
-            for piece in pieces {
-                switch piece {
-                case .run(let range):
-                    if old.spans.isEmpty {
-                        spans.append(contentsOf: repeatElement(false, count: range.count))
-                    } else {
-                        spans.append(contentsOf: old.spans[range])
-                    }
-                case .reload(let r): spans.append(reloads[r].sizing.isSpan)
-                case .insertion(let i): spans.append(arriving[i].isSpan)
-                }
-            }
-        }
+        let spans = !old.spans.isEmpty || changed.contains(where: \.isSpan)
+            ? Self.assembled(old.spans, absent: false, count: count, pieces: pieces, reloaded: { reloads[$0].sizing.isSpan }, inserted: { arriving[$0].isSpan })
+            : []
         let built = ItemSizes(
             count: count,
             heights: column(old.heights, \.height),
@@ -174,21 +150,60 @@ struct SectionEdit: Sendable {
 
     /// Nil when an item would have no id (which validation rules out).
     private func ids(of old: [ItemID]?, pieces: [Piece], arriving: [ItemID?], count: Int) -> [ItemID]? {
-        var ids: [ItemID] = []
-        ids.reserveCapacity(count)
-        for piece in pieces {
+        guard pieces.allSatisfy({ piece in
             switch piece {
-            case .run(let range):
-                guard let old else { return nil }
-                ids.append(contentsOf: old[range])
-            case .reload(let r):
-                guard let id = reloads[r].id ?? old?[reloads[r].item] else { return nil }
-                ids.append(id)
-            case .insertion(let i):
-                guard let id = arriving[i] else { return nil }
-                ids.append(id)
+            case .run: return old != nil
+            case .reload(let r): return reloads[r].id != nil || old != nil
+            case .insertion(let i): return arriving[i] != nil
+            }
+        }) else { return nil }
+        let ids = Self.assembled(
+            old ?? [], absent: .integer(0), count: count, pieces: pieces,
+            reloaded: { r in reloads[r].id ?? old?[reloads[r].item] ?? .integer(0) }, inserted: { arriving[$0] ?? .integer(0) }
+        )
+        return ids.count == count ? ids : nil
+    }
+
+    /// One column after the batch, written once into a fresh buffer: runs copied from `old` (or `absent`
+    /// where `old` is empty), then one value per reload and insertion.
+    ///
+    /// Why not `append(contentsOf:)`: at 10^6 items the new columns are megabytes of fresh memory, and
+    /// faulting it in page by page costs more than the copy. The buffer takes huge pages, as frames do.
+    /// Returns fewer than `count` elements (and so an `ItemSizes` that does not build) if the pieces do
+    /// not add up, which a validated batch rules out.
+    private static func assembled<Element>(
+        _ old: [Element], absent: Element, count: Int, pieces: [Piece],
+        reloaded: (Int) -> Element, inserted: (Int) -> Element
+    ) -> [Element] {
+        let total = pieces.reduce(0) { total, piece in
+            if case .run(let range) = piece { return total + range.count }
+            return total + 1
+        }
+        guard total == count else { return [] }
+        return old.withUnsafeBufferPointer { old in
+            [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+                HugePages.advise(buffer)
+                var at = 0
+                for piece in pieces {
+                    switch piece {
+                    case .run(let range):
+                        let target = UnsafeMutableBufferPointer(rebasing: buffer[at..<(at + range.count)])
+                        if old.isEmpty {
+                            target.initialize(repeating: absent)
+                        } else {
+                            _ = target.initialize(fromContentsOf: old[range])
+                        }
+                        at += range.count
+                    case .reload(let r):
+                        buffer.initializeElement(at: at, to: reloaded(r))
+                        at += 1
+                    case .insertion(let i):
+                        buffer.initializeElement(at: at, to: inserted(i))
+                        at += 1
+                    }
+                }
+                initialized = at
             }
         }
-        return ids.count == count ? ids : nil
     }
 }

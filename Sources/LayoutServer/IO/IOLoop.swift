@@ -11,7 +11,7 @@ final class IOLoop {
     private let statsSocket: Socket
     private let events: Socket
     private let mailbox: Mailbox<IOMessage>
-    private let submit: ([[UInt8]], [UInt8]) -> Bool
+    private let submit: ([[UInt8]], RequestBody) -> Bool
     private let statsAnswer: (StatsRequestKind) -> [UInt8]
     private let isIdle: () -> Bool
     private let stats: ServerStats
@@ -27,7 +27,7 @@ final class IOLoop {
 
     init(
         context: Context, configuration: ServerConfiguration, mailbox: Mailbox<IOMessage>, stats: ServerStats, logger: Logger,
-        submit: @escaping ([[UInt8]], [UInt8]) -> Bool,
+        submit: @escaping ([[UInt8]], RequestBody) -> Bool,
         statsAnswer: @escaping (StatsRequestKind) -> [UInt8],
         isIdle: @escaping () -> Bool
     ) throws {
@@ -104,16 +104,19 @@ final class IOLoop {
     /// are not starved.
     private func receiveRequests(accepting: Bool) {
         for _ in 0..<256 {
-            let frames: [[UInt8]]
+            let envelope: [[UInt8]]
+            let body: RequestBody
             do {
-                guard let received = try front.receiveMultipart(flags: .dontWait) else { return }
-                frames = received
+                // Frames as they come: no array of all frames is built and split again per request, and
+                // the body stays in its message.
+                guard let received = try front.receiveMultipartMessage(flags: .dontWait) else { return }
+                envelope = received.head
+                body = RequestBody(received.takeLast())
             } catch {
                 logger.warning("front receive failed", metadata: ["error": "\(error)"])
                 return
             }
-            guard let body = frames.last, frames.count >= 2 else { continue }
-            let envelope = Array(frames.dropLast())
+            guard !envelope.isEmpty else { continue }
             if !accepting {
                 send(envelope: envelope, body: ErrorReplies.busy(for: body, message: "the daemon is shutting down"))
             } else if !submit(envelope, body) {
@@ -167,10 +170,14 @@ final class IOLoop {
     }
 
     private func send(envelope: [[UInt8]], body: [UInt8]) {
+        send(envelope: envelope, body: ReplyBody(body))
+    }
+
+    private func send(envelope: [[UInt8]], body: ReplyBody) {
         do {
             // A peer that went away or stopped reading (high-water mark) loses its reply; the daemon
             // must never block on one client.
-            _ = try front.send(multipart: envelope + [body], flags: .dontWait)
+            _ = try front.send(multipart: envelope, last: try body.takeMessage(), flags: .dontWait)
         } catch {
             logger.debug("reply not sent", metadata: ["error": "\(error)"])
         }

@@ -6,7 +6,7 @@ import LayoutWire
 struct BatchOps {
     let handler: RequestHandler
 
-    func update(id: RequestID?, request: UpdateRequest) throws(WireError) -> [UInt8] {
+    func update(id: RequestID?, request: UpdateRequest) throws(WireError) -> ReplyBody {
         let entry = try handler.existing(request.layout)
         try check(request.ifVersion, against: entry)
         let batch = try request.batch(over: entry.layout.input.parameters)
@@ -19,7 +19,7 @@ struct BatchOps {
         return try publish(id: id, key: request.layout, layout: applied.layout, batch: applied.batch)
     }
 
-    func diff(id: RequestID?, request: DiffRequest) throws(WireError) -> [UInt8] {
+    func diff(id: RequestID?, request: DiffRequest) throws(WireError) -> ReplyBody {
         let entry = try handler.existing(request.layout)
         try check(request.ifVersion, against: entry)
         let sections = try request.sections(over: entry.layout.input.parameters)
@@ -39,9 +39,9 @@ struct BatchOps {
 
     /// Keeps the new layout and publishes the batch (even an empty one: it still bumps the version,
     /// so that versions stay one per change a client asked for).
-    private func publish(id: RequestID?, key: String, layout: PreparedLayout, batch: NormalizedBatch) throws(WireError) -> [UInt8] {
+    private func publish(id: RequestID?, key: String, layout: PreparedLayout, batch: NormalizedBatch) throws(WireError) -> ReplyBody {
         handler.stats.recordItemsPrepared(layout.itemCount)
         let version = try handler.keep(layout, key: key, cause: .batch(BatchEncoding.members(of: batch)))
-        return ReplyEncoder.success(id: id, result: BatchResult(layout: key, version: version, batch: batch, contentSize: layout.contentSize))
+        return ReplyBody(ReplyEncoder.successBody(id: id, result: BatchResult(layout: key, version: version, batch: batch, contentSize: layout.contentSize)))
     }
 }

@@ -19,13 +19,15 @@ struct RequestHandler: JobHandler {
         self.startedAt = startedAt
     }
 
-    func decode(_ body: [UInt8]) -> DecodeOutcome<Request> {
-        do {
-            let request = try decoder.decode(body)
-            return .run(request, key: request.operation.layoutKey)
-        } catch {
-            let reply = ReplyEncoder.failure(id: RequestDecoder.requestID(in: body), error: error)
-            return .reply(JobReply(body: reply, op: "unknown", errorCode: error.code.rawValue))
+    func decode(_ body: RequestBody) -> DecodeOutcome<Request> {
+        body.withUnsafeBytes { bytes in
+            do throws(WireError) {
+                let request = try decoder.decode(bytes)
+                return .run(request, key: request.operation.layoutKey)
+            } catch {
+                let reply = ReplyBody(ReplyEncoder.failure(id: RequestDecoder.requestID(in: bytes), error: error))
+                return .reply(JobReply(body: reply, op: "unknown", errorCode: error.code.rawValue))
+            }
         }
     }
 
@@ -35,39 +37,39 @@ struct RequestHandler: JobHandler {
             let body = try run(request)
             return JobReply(body: body, op: op, errorCode: nil)
         } catch {
-            return JobReply(body: ReplyEncoder.failure(id: request.id, error: error), op: op, errorCode: error.code.rawValue)
+            return JobReply(body: ReplyBody(ReplyEncoder.failure(id: request.id, error: error)), op: op, errorCode: error.code.rawValue)
         }
     }
 
-    private func run(_ request: Request) throws(WireError) -> [UInt8] {
+    private func run(_ request: Request) throws(WireError) -> ReplyBody {
         let id = request.id
         switch request.operation {
         case .ping:
-            return ReplyEncoder.success(id: id, result: PingResult(version: LayoutdVersion.current, uptimeSeconds: Date().timeIntervalSince(startedAt)))
+            return ReplyBody(ReplyEncoder.successBody(id: id, result: PingResult(version: LayoutdVersion.current, uptimeSeconds: Date().timeIntervalSince(startedAt))))
 
         case .layout(let job):
             let layout = try prepare(job.input)
-            return ReplyEncoder.success(id: id, result: LayoutResult(layout: layout, selection: job.attributes, format: job.format))
+            return ReplyBody(ReplyEncoder.successBody(id: id, result: LayoutResult(layout: layout, selection: job.attributes, format: job.format)))
 
         case .prepare(let job):
             let layout = try prepare(job.input)
             let version = try keep(layout, key: job.layout, cause: .prepare)
-            return ReplyEncoder.success(id: id, result: PrepareResult(key: job.layout, version: version, layout: layout, selection: job.attributes, format: job.format))
+            return ReplyBody(ReplyEncoder.successBody(id: id, result: PrepareResult(key: job.layout, version: version, layout: layout, selection: job.attributes, format: job.format)))
 
         case .query(let query):
             let entry = try existing(query.layout)
-            return ReplyEncoder.success(id: id, result: QueryResult(version: entry.version, layout: entry.layout, selection: query.selection, format: query.format))
+            return ReplyBody(ReplyEncoder.successBody(id: id, result: QueryResult(version: entry.version, layout: entry.layout, selection: query.selection, format: query.format)))
 
         case .bounds(let change):
             let entry = try existing(change.layout)
             guard entry.layout.isInvalidated(byBoundsChangeTo: change.bounds) else {
-                return ReplyEncoder.success(id: id, result: BoundsResult(invalidated: false, version: entry.version, contentSize: entry.layout.contentSize))
+                return ReplyBody(ReplyEncoder.successBody(id: id, result: BoundsResult(invalidated: false, version: entry.version, contentSize: entry.layout.contentSize)))
             }
             var input = entry.layout.input
             input.bounds = change.bounds
             let layout = try prepare(input)
             let version = try keep(layout, key: change.layout, cause: .bounds)
-            return ReplyEncoder.success(id: id, result: BoundsResult(invalidated: true, version: version, contentSize: layout.contentSize))
+            return ReplyBody(ReplyEncoder.successBody(id: id, result: BoundsResult(invalidated: true, version: version, contentSize: layout.contentSize)))
 
         case .update(let update):
             return try BatchOps(handler: self).update(id: id, request: update)
@@ -77,11 +79,11 @@ struct RequestHandler: JobHandler {
 
         case .drop(let drop):
             guard let version = store.drop(drop.layout) else { throw Self.unknownLayout(drop.layout) }
-            return ReplyEncoder.success(id: id, result: DropResult(layout: drop.layout, version: version))
+            return ReplyBody(ReplyEncoder.successBody(id: id, result: DropResult(layout: drop.layout, version: version)))
 
         case .list:
             let entries = store.summaries().map { ListResult.Entry(layout: $0.key, version: $0.version, items: $0.items, bytes: $0.bytes) }
-            return ReplyEncoder.success(id: id, result: ListResult(layouts: entries))
+            return ReplyBody(ReplyEncoder.successBody(id: id, result: ListResult(layouts: entries)))
         }
     }
 

@@ -5,7 +5,7 @@ import Synchronization
 public protocol JobHandler: Sendable {
     associatedtype Decoded: Sendable
     /// Decodes a request body (on a worker thread).
-    func decode(_ body: [UInt8]) -> DecodeOutcome<Decoded>
+    func decode(_ body: RequestBody) -> DecodeOutcome<Decoded>
     /// Runs a decoded request and produces its reply (on a worker thread, one at a time per key).
     func execute(_ request: Decoded) -> JobReply
 }
@@ -20,13 +20,13 @@ public enum DecodeOutcome<Decoded: Sendable>: Sendable {
 
 /// One reply body, with what stats need to know about it.
 public struct JobReply: Sendable {
-    public var body: [UInt8]
+    public var body: ReplyBody
     /// The op name for stats (`unknown` when the body had none).
     public var op: String
     /// The error code when the reply is a failure.
     public var errorCode: String?
 
-    public init(body: [UInt8], op: String, errorCode: String?) {
+    public init(body: ReplyBody, op: String, errorCode: String?) {
         self.body = body
         self.op = op
         self.errorCode = errorCode
@@ -36,7 +36,7 @@ public struct JobReply: Sendable {
 /// A reply ready to go back out of the front socket with its request's envelope.
 public struct OutgoingReply: Sendable {
     public var envelope: [[UInt8]]
-    public var body: [UInt8]
+    public var body: ReplyBody
 }
 
 /// A bounded Dispatch worker pool: `workers` tasks at once, a bounded queue behind them, ordering by
@@ -44,10 +44,19 @@ public struct OutgoingReply: Sendable {
 public final class WorkerPool<Handler: JobHandler>: Sendable {
     private struct Job: Sendable {
         var envelope: [[UInt8]]
-        var body: [UInt8]
+        /// nil once decoded: a large request's memory is freed early.
+        var body: RequestBody?
         var arrived: ContinuousClock.Instant
         var decoded: Handler.Decoded?
         var key: String?
+
+        /// Keeps the decoded request and drops the body, which is not needed after decoding (a large
+        /// request's memory is freed early).
+        mutating func store(_ request: Handler.Decoded, key: String?) {
+            decoded = request
+            body = nil
+            self.key = key
+        }
     }
 
     private struct State: ~Copyable {
@@ -71,7 +80,7 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
     }
 
     /// Admits a request; false when the pool is full (the caller answers `busy` at once).
-    public func submit(envelope: [[UInt8]], body: [UInt8]) -> Bool {
+    public func submit(envelope: [[UInt8]], body: RequestBody) -> Bool {
         let admitted = state.withLock { state -> Bool in
             guard let sequence = state.scheduler.admit() else { return false }
             state.jobs[sequence] = Job(envelope: envelope, body: body, arrived: .now, decoded: nil, key: nil)
@@ -91,32 +100,58 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
     /// True when no admitted request is left unanswered.
     public var isIdle: Bool { state.withLock { $0.scheduler.unfinished == 0 } }
 
+    /// Starts every piece of work the scheduler allows now, each on a Dispatch worker.
     private func startAvailableWork() {
-        let works: [(JobScheduler.Work, Job)] = state.withLock { state in
-            var works: [(JobScheduler.Work, Job)] = []
-            while let work = state.scheduler.nextWork() {
-                switch work {
-                case .decode(let s), .execute(let s):
-                    if let job = state.jobs[s] { works.append((work, job)) }
-                }
-            }
-            return works
-        }
-        for (work, job) in works {
+        for (work, job) in takeAvailableWork() {
             queue.async { self.run(work, job) }
         }
     }
 
+    private func takeAvailableWork() -> [(JobScheduler.Work, Job)] {
+        state.withLock { state in
+            var works: [(JobScheduler.Work, Job)] = []
+            while let work = state.scheduler.nextWork() {
+                switch work {
+                case .decode(let s):
+                    // The job stays: its decoded request is stored back into it.
+                    if let job = state.jobs[s] { works.append((work, job)) }
+                case .execute(let s):
+                    // Execution is a job's last step: move it out rather than copy its decoded request.
+                    if let job = state.jobs.removeValue(forKey: s) { works.append((work, job)) }
+                }
+            }
+            return works
+        }
+    }
+
+    /// Runs `work`, then keeps this worker busy with the next available piece of work while there is
+    /// one, handing only the surplus to other workers: a request's decode and its execution (or the
+    /// next request's decode) then run on the same thread, without a Dispatch hand-off and the thread
+    /// wake-up it costs (docs/BENCHMARKS.md, layoutd-bench).
     private func run(_ work: JobScheduler.Work, _ job: Job) {
+        var work = work
+        var job = job
+        while true {
+            perform(work, job)
+            var available = takeAvailableWork()
+            // Any one will do: ordering is the scheduler's business, and whatever is available now
+            // may run at once, in any order.
+            guard let next = available.popLast() else { return }
+            for (work, job) in available {
+                queue.async { self.run(work, job) }
+            }
+            (work, job) = next
+        }
+    }
+
+    private func perform(_ work: JobScheduler.Work, _ job: Job) {
         switch work {
         case .decode(let sequence):
-            // The body is not needed after decoding; dropping it frees large requests early.
-            switch handler.decode(job.body) {
+            switch handler.decode(job.body ?? RequestBody([])) {
             case .run(let decoded, let key):
                 state.withLock { state in
-                    state.jobs[sequence]?.decoded = decoded
-                    state.jobs[sequence]?.body = []
-                    state.jobs[sequence]?.key = key
+                    // One dictionary access, not one per field: each costs a lookup and a copy of the job.
+                    state.jobs[sequence]?.store(decoded, key: key)
                     state.scheduler.decoded(sequence, key: key, needsExecution: true)
                 }
             case .reply(let reply):
@@ -131,16 +166,14 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
             if let decoded = job.decoded {
                 reply = handler.execute(decoded)
             } else {
-                reply = JobReply(body: Array(#"{"v":1,"id":null,"ok":false,"error":{"code":"internal","message":"job lost its decoded request"}}"#.utf8), op: "unknown", errorCode: "internal")
+                reply = JobReply(body: ReplyBody(Array(#"{"v":1,"id":null,"ok":false,"error":{"code":"internal","message":"job lost its decoded request"}}"#.utf8)), op: "unknown", errorCode: "internal")
             }
             // Deliver before releasing the key, so replies for one key leave in order.
             finish(job, reply)
             state.withLock { state in
-                state.jobs[sequence] = nil
                 state.scheduler.executed(sequence, key: job.key)
             }
         }
-        startAvailableWork()
     }
 
     private func finish(_ job: Job, _ reply: JobReply) {

@@ -22,10 +22,10 @@ public final class ServerStats: Sendable {
         state.withLock { state in
             state.requests[op, default: 0] += 1
             if let errorCode { state.errors[errorCode, default: 0] += 1 }
-            // 1 µs .. 1 h at 3 significant digits: a few tens of KiB per op.
-            var histogram = state.latencies[op] ?? Histogram(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
-            _ = histogram.record(min(micros, 3_600_000_000))
-            state.latencies[op] = histogram
+            // 1 µs .. 1 h at 3 significant digits. Recorded in place: reading the histogram into a local
+            // and writing it back would copy its ~190 KB of counts on every request.
+            _ = state.latencies[op, default: Histogram(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)]
+                .record(min(micros, 3_600_000_000))
         }
     }
 

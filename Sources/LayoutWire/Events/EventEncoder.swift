@@ -61,15 +61,22 @@ public enum EventEncoder {
         writer.write(layout)
         writer.write(raw: ",\"version\":")
         writer.write(version)
-        for member in members {
-            writer.write(byte: UInt8(ascii: ","))
-            writer.write(member.name)
-            writer.write(byte: UInt8(ascii: ":"))
-            writer.write(raw: member.json)
-        }
+        writer.write(members: members)
         writer.write(raw: ",\"contentSize\":")
         writer.write(contentSize)
         writer.write(byte: UInt8(ascii: "}"))
         return WireEvent(topic: Array("batch:\(layout)".utf8), body: writer.finish())
+    }
+}
+
+extension JSONWriter {
+    /// `,"name":value` for each pre-encoded member, continuing an object already opened.
+    public mutating func write(members: [EncodedMember]) {
+        for member in members {
+            write(byte: UInt8(ascii: ","))
+            write(member.name)
+            write(byte: UInt8(ascii: ":"))
+            write(raw: member.json)
+        }
     }
 }

@@ -21,12 +21,7 @@ public struct BatchResult: WireResult, Sendable {
         writer.write(layout)
         writer.write(raw: ",\"version\":")
         writer.write(version)
-        for member in BatchEncoding.members(of: batch) {
-            writer.write(byte: UInt8(ascii: ","))
-            writer.write(member.name)
-            writer.write(byte: UInt8(ascii: ":"))
-            writer.write(raw: member.json)
-        }
+        writer.write(members: BatchEncoding.members(of: batch))
         writer.write(raw: ",\"contentSize\":")
         writer.write(contentSize)
         writer.write(byte: UInt8(ascii: "}"))

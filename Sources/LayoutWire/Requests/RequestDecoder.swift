@@ -47,7 +47,8 @@ public struct RequestDecoder: Sendable {
                 if reader.key(key, is: "id") {
                     switch try reader.readValue() {
                     case .string(let text): return .string(text)
-                    case .number(let number): return .number(number.text)
+                    // A number beyond Double's range would make the reply unreadable to most parsers.
+                    case .number(let number) where number.value.isFinite: return .number(number.text)
                     default: return nil
                     }
                 }
@@ -198,7 +199,11 @@ private struct TopLevelFields {
         switch controls["id"] {
         case nil, .null?: return nil
         case .string(let text)?: return .string(text)
-        case .number(let number)?: return .number(number.text)
+        case .number(let number)?:
+            guard number.value.isFinite else {
+                throw .invalidRequest("id \(number.text) is out of the range of a double", at: .root / "id")
+            }
+            return .number(number.text)
         case let value?: throw .invalidRequest("id must be a string or a number, not \(value.kind.article)", at: .root / "id")
         }
     }

@@ -6,6 +6,10 @@ enum BenchName: String, CaseIterable, Sendable {
     case prepare
     case query
     case memory
+    /// `Diff.batch` and `applyingDiff` on large id lists.
+    case diff
+    /// One update applied to a large prepared layout, beside a full prepare of the result.
+    case incremental
 }
 
 /// The command line, parsed by hand: the bench takes no dependencies for a few flags.

@@ -11,6 +11,12 @@ struct BenchPlan: Sendable {
     var memoryItems: Int
     var checkItems: Int
     var checkRects: Int
+    /// Id counts the diff benchmark compares.
+    var diffSizes: [Int]
+    /// Items of the layout one update is applied to.
+    var incrementalItems: Int
+    /// An update of a large layout is meant to take milliseconds: more runs than a prepare of that size.
+    var incrementalRepetitions: Repetitions
     private var small: Repetitions
     private var medium: Repetitions
     private var large: Repetitions
@@ -21,6 +27,8 @@ struct BenchPlan: Sendable {
         queryRepetitions: Repetitions(warmUps: 1, runs: 5),
         memoryItems: 10_000_000,
         checkItems: 3_000, checkRects: 200,
+        diffSizes: [100_000, 1_000_000],
+        incrementalItems: 1_000_000, incrementalRepetitions: Repetitions(warmUps: 2, runs: 11),
         small: Repetitions(warmUps: 3, runs: 15),
         medium: Repetitions(warmUps: 1, runs: 5),
         large: Repetitions(warmUps: 1, runs: 3)
@@ -32,12 +40,14 @@ struct BenchPlan: Sendable {
         queryRepetitions: Repetitions(warmUps: 1, runs: 3),
         memoryItems: 100_000,
         checkItems: 1_000, checkRects: 50,
+        diffSizes: [10_000],
+        incrementalItems: 10_000, incrementalRepetitions: Repetitions(warmUps: 1, runs: 3),
         small: Repetitions(warmUps: 1, runs: 5),
         medium: Repetitions(warmUps: 1, runs: 3),
         large: Repetitions(warmUps: 1, runs: 3)
     )
 
-    /// How often to prepare `items` items.
+    /// How often to prepare (or diff) `items` items.
     func repetitions(forItems items: Int) -> Repetitions {
         if items <= 100_000 { return small }
         if items <= 1_000_000 { return medium }

@@ -1,0 +1,61 @@
+import LayoutEngine
+import LayoutWire
+
+/// The large `layout` job: a one-section mosaic in a phone-sized viewport, its items given by count or
+/// with per-item `heights` (which mosaic validates and then ignores: its cells are fixed).
+struct JobInputs {
+    enum BodyForm: String, CaseIterable {
+        /// `"sections":[{"count":N}]`.
+        case count
+        /// `"sections":[{"heights":[…N numbers…]}]`, seeded heights 40–240 in steps of 0.5.
+        case heights
+    }
+
+    static let bounds = Size(width: 375, height: 812)
+    static let requestID = "job"
+
+    let items: Int
+    let form: BodyForm
+    private let heights: [Double]
+
+    init(items: Int, form: BodyForm) {
+        self.items = items
+        self.form = form
+        switch form {
+        case .count:
+            heights = []
+        case .heights:
+            var random = SeededGenerator(seed: 0x10B5)
+            heights = (0..<items).map { _ in 40 + Double(random.next() % 401) * 0.5 }
+        }
+    }
+
+    /// The engine's input for the same job, built directly (not through the wire decoder), so the
+    /// frames it yields check the daemon independently.
+    var input: LayoutInput {
+        let sizes = heights.isEmpty ? ItemSizes(count: items) : (ItemSizes(count: items, heights: heights) ?? ItemSizes(count: items))
+        return LayoutInput(bounds: Self.bounds, parameters: .defaults(for: .mosaic), sections: [Section(items: sizes)])
+    }
+
+    /// The request body, every frame asked for in `format`.
+    func body(format: AttributesFormat) -> [UInt8] {
+        var writer = JSONWriter(capacity: 256 + heights.count * 8)
+        writer.write(raw: #"{"v":1,"id":"job","op":"layout","bounds":{"width":375,"height":812},"spec":{"type":"mosaic"},"return":"all","format":"#)
+        writer.write(format.rawValue)
+        writer.write(raw: #","sections":[{"#)
+        switch form {
+        case .count:
+            writer.write(raw: #""count":"#)
+            writer.write(items)
+        case .heights:
+            writer.write(raw: #""heights":["#)
+            for (index, height) in heights.enumerated() {
+                if index > 0 { writer.write(byte: UInt8(ascii: ",")) }
+                writer.write(height)
+            }
+            writer.write(byte: UInt8(ascii: "]"))
+        }
+        writer.write(raw: "}]}")
+        return writer.finish()
+    }
+}

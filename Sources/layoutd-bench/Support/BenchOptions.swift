@@ -1,0 +1,60 @@
+/// The benchmarks, in the order a run prints them.
+enum BenchName: String, CaseIterable, Sendable {
+    /// Small-op round trips against the daemon and against a raw libzmq echo.
+    case roundtrip
+    /// A large `layout` job end to end, with its decode / prepare / encode breakdown.
+    case job
+    /// LayoutWire's own codec benchmarks (`WireBenchmarks`).
+    case wire
+}
+
+/// The command line, parsed by hand: a few flags need no dependency.
+struct BenchOptions: Sendable {
+    var quick = false
+    var benches: [BenchName] = BenchName.allCases
+    var showsHelp = false
+
+    static let usage = """
+        usage: layoutd-bench [--quick] [--only BENCH[,BENCH…]]
+
+          --quick    small counts: a smoke run for CI (a few seconds)
+          --only     run only these benchmarks: \(BenchName.allCases.map(\.rawValue).joined(separator: ", "))
+
+        Starts a daemon in this process on tcp://127.0.0.1:* and prints one JSON object per line
+        (docs/BENCHMARKS.md). Build with -c release: debug numbers mean nothing.
+        """
+
+    struct UsageError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    init(arguments: [String]) throws(UsageError) {
+        var remaining = arguments[...]
+        while let flag = remaining.popFirst() {
+            switch flag {
+            case "--quick":
+                quick = true
+            case "--only":
+                benches = try Self.benches(after: flag, in: &remaining)
+            case "--help", "-h":
+                showsHelp = true
+            default:
+                throw UsageError(description: "unknown argument \(flag)")
+            }
+        }
+    }
+
+    /// A comma-separated list of bench names following `flag`, in the run's own order.
+    private static func benches(after flag: String, in arguments: inout ArraySlice<String>) throws(UsageError) -> [BenchName] {
+        guard let text = arguments.popFirst() else { throw UsageError(description: "\(flag) needs a value") }
+        var chosen: Set<BenchName> = []
+        for name in text.split(separator: ",") {
+            guard let bench = BenchName(rawValue: String(name)) else {
+                throw UsageError(description: "\(flag): unknown benchmark \(name)")
+            }
+            chosen.insert(bench)
+        }
+        guard !chosen.isEmpty else { throw UsageError(description: "\(flag) needs a value") }
+        return BenchName.allCases.filter(chosen.contains)
+    }
+}

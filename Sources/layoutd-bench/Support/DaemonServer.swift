@@ -1,0 +1,29 @@
+import LayoutServer
+import Logging
+
+/// A layoutd serving in this process on free loopback ports: the server under test.
+final class DaemonServer {
+    private let running: RunningDaemon
+    let workers: Int
+
+    /// The front ROUTER's endpoint, its port resolved.
+    var endpoint: String { running.frontEndpoint }
+
+    init(workers: Int) throws {
+        var configuration = ServerConfiguration()
+        configuration.frontEndpoint = "tcp://127.0.0.1:*"
+        configuration.eventsEndpoint = "tcp://127.0.0.1:*"
+        configuration.statsEndpoint = "tcp://127.0.0.1:*"
+        configuration.workers = workers
+        var logger = Logger(label: "layoutd-bench")
+        // A benchmark's stderr is for its own errors; the daemon only speaks up when something is wrong.
+        logger.logLevel = .warning
+        running = try LayoutDaemon(configuration: configuration, logger: logger).start()
+        self.workers = configuration.resolvedWorkers
+    }
+
+    /// Stops the daemon and waits until its sockets are closed.
+    func stop() {
+        running.stop()
+    }
+}
