@@ -121,6 +121,24 @@ import Testing
         }
     }
 
+    /// `applyingDiff` lays sections out again through the same resumption, from the first item its batch
+    /// touches in each section.
+    @Test(arguments: LayoutKind.allCases)
+    func applyingALocalDiffEqualsAFullPrepare(kind: LayoutKind) throws {
+        for seed in UInt64(200)..<206 {
+            var random = SeededRandom(seed: seed &+ UInt64(kind.rawValue.count))
+            var input = LocalEdits.input(kind, using: &random)
+            input.sections = LocalEdits.withIds(input.sections)
+            let (batch, _) = LocalEdits.batch(for: input.sections, kind: kind, using: &random)
+            let expected = Self.expectedSections(batch, from: input)
+            for options in [Self.parallel, Self.serial] {
+                let layout = try PreparedLayout.prepare(input, options: options)
+                let applied = try layout.applyingDiff(to: expected, options: options)
+                Self.expectIdentical(applied.layout, try Self.fullPrepare(of: input, sections: expected, options: options), "seed \(seed)")
+            }
+        }
+    }
+
     /// One item inserted 10 from the end of a 3000-item section: only the tail is computed again (mosaic
     /// and columnFlow compute every cell, but only the tail's frames and index boxes change).
     @Test(arguments: LayoutKind.allCases)

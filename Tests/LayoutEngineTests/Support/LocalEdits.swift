@@ -66,6 +66,7 @@ enum LocalEdits {
     /// A batch of a few deletes, reloads, inserts and one move inside `[window, end)` of one section
     /// (biased to large sections and late windows), sometimes a reload of the last item of another;
     /// with, per touched section (by index, no section moves), the first item it touches on either side.
+    /// Inserted items get ids (above any `withIds` gives) when their section has ids.
     static func batch(
         for sections: [Section], kind: LayoutKind, using random: inout SeededRandom
     ) -> (batch: BatchUpdate, firstTouched: [Int: Int]) {
@@ -100,7 +101,10 @@ enum LocalEdits {
         for (from, to) in zip(moveSources, moveDestinations) {
             operations.append(.move(from: ItemPath(section: s, item: from), to: ItemPath(section: s, item: to)))
         }
-        for item in inserts { operations.append(.insert(ItemPath(section: s, item: item), sizing(kind, using: &random), id: nil)) }
+        for item in inserts {
+            let id: ItemID? = sections[s].ids == nil ? nil : .integer(Int64(random.int(in: 1_000_000_000...2_000_000_000)))
+            operations.append(.insert(ItemPath(section: s, item: item), sizing(kind, using: &random), id: id))
+        }
         let touched = deletes + reloads + moveSources + moveDestinations + inserts
         firstTouched[s] = touched.min() ?? count
 
@@ -111,6 +115,15 @@ enum LocalEdits {
         }
         shuffle(&operations, using: &random)
         return (BatchUpdate(operations), firstTouched)
+    }
+
+    /// `sections` with an id on every item, distinct across the layout (and below the inserted ones).
+    static func withIds(_ sections: [Section]) -> [Section] {
+        sections.enumerated().map { s, section in
+            var section = section
+            section.ids = (0..<section.items.count).map { .integer(Int64(s * 10_000_000 + $0)) }
+            return section
+        }
     }
 
     static func shuffle<T>(_ values: inout [T], using random: inout SeededRandom) {
