@@ -15,7 +15,10 @@ extension ListLayout: ResumableSectionLayout {
         // The restarted segment's first cell must have existed before, to read its start from.
         let anchor = Swift.min(firstAffectedItem, count, previous.cells.count - 1)
         let firstSegment = anchor < 0 ? 0 : anchor / segments.segmentSize
-        guard firstSegment > 0 else { return .whole(layOut(section, parameters: p, context: context)) }
+        guard firstSegment > 0 else {
+            // Segment 0 starts at the items' top: its cells before the first affected one are as they were.
+            return .whole(layOut(section, parameters: p, context: context), keepingCellsBelow: firstAffectedItem, previous: previous)
+        }
         let first = firstSegment * segments.segmentSize
         let start = previous.cells.ys[first]
         let geometry = ListSectionGeometry(parameters: p, context: context)

@@ -11,7 +11,9 @@ extension WaterfallLayout: ResumableSectionLayout {
         let saved = previous.checkpoints
         let limit = Swift.min(firstAffectedItem, count, previous.cells.count)
         guard saved.width == columnsInUse(parameters: p, itemCount: count), let n = saved.last(below: limit + 1) else {
-            return .whole(layOut(section, parameters: p, context: context))
+            // Placed in order, each item from the ones before it: the cells before the first affected one
+            // are as they were.
+            return .whole(layOut(section, parameters: p, context: context), keepingCellsBelow: firstAffectedItem, previous: previous)
         }
         let item = saved.items[n]
         // A full prepare saves no checkpoint at the item count itself.

@@ -32,6 +32,13 @@ struct ResumedSection: Sendable {
     static func whole(_ frames: SectionFrames) -> ResumedSection {
         ResumedSection(frames: frames, resumingAt: 0)
     }
+
+    /// A section laid out from its top by a layout that places items in order, each from the items
+    /// before it alone: the cells below the first affected item come out as they were.
+    static func whole(_ frames: SectionFrames, keepingCellsBelow firstAffectedItem: Int, previous: SectionFrames) -> ResumedSection {
+        let unchanged = Swift.max(0, Swift.min(firstAffectedItem, frames.cells.count, previous.cells.count))
+        return ResumedSection(frames: frames, unchangedCells: unchanged, firstComputedCell: 0)
+    }
 }
 
 /// A layout that can lay a section out again from part way through, keeping the frames before that point.
@@ -39,8 +46,10 @@ struct ResumedSection: Sendable {
 /// Given the section after a batch, its frames before the batch and the first item the batch affected
 /// (every item below it has the same sizing and order), the result must be bit-identical to
 /// `layOut(_:parameters:context:)` of the same section with the same context, checkpoints included.
-/// A layout picks the point it can restart from exactly (at or before the first affected item) and lays
-/// the section out whole when it has none.
+/// A layout restarts at a point it can reproduce exactly (at or before the first affected item where
+/// frames depend on the sizing; anywhere for mosaic and columnFlow, whose frames depend on the index) and
+/// lays the section out whole when it has none. Either way it reports how many leading cells kept their
+/// frames, which the rect index then keeps.
 ///
 /// The previous frames must come from a layout with the same parameters, widths and segment size (as a
 /// layout and its update always are).
