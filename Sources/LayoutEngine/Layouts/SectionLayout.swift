@@ -25,3 +25,16 @@ struct SectionContext: Sendable {
     var hasHeader: Bool { headerHeight > 0 }
     var hasFooter: Bool { footerHeight > 0 }
 }
+
+extension SectionContext {
+    /// The context of section `index` of `input`, as `PreparedLayout.layOutSection` builds it.
+    init(section index: Int, of input: LayoutInput, segments: Segments) {
+        self.init(
+            boundsWidth: input.bounds.width,
+            contentWidth: input.contentWidth,
+            headerHeight: input.headerHeight(forSection: index),
+            footerHeight: input.footerHeight(forSection: index),
+            segments: segments
+        )
+    }
+}

@@ -5,6 +5,8 @@ protocol WaterfallColumnHeights {
     mutating func placeOnShortest(height: Double) -> (column: Int, y: Double)
     /// The tallest column's height.
     var tallest: Double { get }
+    /// Saves every column's height, by column, as the checkpoint before `item`.
+    func save(into checkpoints: inout SectionCheckpoints, before item: Int)
 }
 
 /// Two columns held in registers rather than memory: the default waterfall. The same pick as the scan:
@@ -26,6 +28,10 @@ struct PairedWaterfallColumns: WaterfallColumnHeights {
     }
 
     var tallest: Double { Swift.max(left, right) }
+
+    func save(into checkpoints: inout SectionCheckpoints, before item: Int) {
+        checkpoints.append(item: item, state: [left, right])
+    }
 }
 
 /// A linear scan: the fastest pick for the few columns a waterfall usually has.
@@ -46,6 +52,10 @@ struct ScannedWaterfallColumns: WaterfallColumnHeights {
     }
 
     var tallest: Double { heights.max() ?? 0 }
+
+    func save(into checkpoints: inout SectionCheckpoints, before item: Int) {
+        checkpoints.append(item: item, state: heights)
+    }
 }
 
 /// A binary min-heap ordered by (height, column): O(log columns) per item for many columns, and the
@@ -56,11 +66,14 @@ struct HeapedWaterfallColumns: WaterfallColumnHeights {
     /// Column indices in heap order.
     let heap: UnsafeMutableBufferPointer<Int>
 
-    /// Every column starts at `heights`' values, which must all be equal (so index order is a valid heap).
+    /// Every column starts at its value in `heights`. Equal heights (a fresh section) are already a heap
+    /// in index order; any others (a resumed one) are put in heap order. Either way the root is the least
+    /// (height, column), which alone decides every placement, so how the rest is arranged does not matter.
     init(heights: UnsafeMutableBufferPointer<Double>, heap: UnsafeMutableBufferPointer<Int>) {
         self.heights = heights
         self.heap = heap
         for slot in heap.indices { heap[slot] = slot }
+        for slot in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(from: slot) }
     }
 
     @inline(__always)
@@ -74,15 +87,17 @@ struct HeapedWaterfallColumns: WaterfallColumnHeights {
         let column = heap[0]
         let y = heights[column]
         heights[column] = y + height
-        siftDownRoot()
+        // The root's column grew.
+        siftDown(from: 0)
         return (column, y)
     }
 
-    /// Restores the heap after the root's column grew.
-    private func siftDownRoot() {
+    /// Moves the column at `start` down until neither child precedes it.
+    @inline(__always)
+    private func siftDown(from start: Int) {
         let count = heap.count
-        let moving = heap[0]
-        var slot = 0
+        let moving = heap[start]
+        var slot = start
         while true {
             let left = 2 * slot + 1
             guard left < count else { break }
@@ -97,4 +112,8 @@ struct HeapedWaterfallColumns: WaterfallColumnHeights {
     }
 
     var tallest: Double { heights.max() ?? 0 }
+
+    func save(into checkpoints: inout SectionCheckpoints, before item: Int) {
+        checkpoints.append(item: item, state: heights)
+    }
 }

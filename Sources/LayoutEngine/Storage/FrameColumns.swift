@@ -38,6 +38,30 @@ public struct FrameColumns: Hashable, Sendable {
         heights = heightsOut
     }
 
+    /// `count` frames whose first `prefix` are copied from `source` (which must hold at least that many);
+    /// `fill` must write every index in `prefix..<count`. The copy runs in chunks, concurrently when
+    /// `segments` allows: copying a million frames is most of what a late change in a section costs.
+    init(count: Int, copying prefix: Int, of source: FrameColumns, segments: Segments = .serial, fill: (MutableFrameColumns) -> Void) {
+        self.init(count: count) { frames in
+            if prefix > 0 {
+                source.withUnsafeColumns { xs, ys, widths, heights in
+                    let source = FrameColumnsSource(xs: xs, ys: ys, widths: widths, heights: heights)
+                    let chunks = (prefix + Self.copyChunk - 1) / Self.copyChunk
+                    segments.forEach(4 * chunks) { task in
+                        let (column, chunk) = task.quotientAndRemainder(dividingBy: chunks)
+                        let range = (chunk * Self.copyChunk)..<Swift.min(prefix, (chunk + 1) * Self.copyChunk)
+                        let to = UnsafeMutableBufferPointer(rebasing: frames.column(column)[range])
+                        _ = to.initialize(fromContentsOf: UnsafeBufferPointer(rebasing: source.column(column)[range]))
+                    }
+                }
+            }
+            fill(frames)
+        }
+    }
+
+    /// Frames per column per copy task: 512 KB, enough to amortise a task hand-off.
+    private static let copyChunk = 1 << 16
+
     public var count: Int { xs.count }
     public var isEmpty: Bool { xs.isEmpty }
 
@@ -99,4 +123,35 @@ public struct MutableFrameColumns: @unchecked Sendable {
     public func set(_ index: Int, _ frame: Rect) {
         set(index, x: frame.x, y: frame.y, width: frame.width, height: frame.height)
     }
+
+    /// Column 0 to 3: xs, ys, widths, heights.
+    func column(_ column: Int) -> UnsafeMutableBufferPointer<Double> {
+        switch column {
+        case 0: return xs
+        case 1: return ys
+        case 2: return widths
+        default: return heights
+        }
+    }
 }
+
+/// Read access to `FrameColumns` borrowed for a concurrent copy.
+///
+/// `@unchecked Sendable`: the copy's tasks only read, and the columns outlive the copy.
+private struct FrameColumnsSource: @unchecked Sendable {
+    let xs: UnsafeBufferPointer<Double>
+    let ys: UnsafeBufferPointer<Double>
+    let widths: UnsafeBufferPointer<Double>
+    let heights: UnsafeBufferPointer<Double>
+
+    /// Column 0 to 3: xs, ys, widths, heights.
+    func column(_ column: Int) -> UnsafeBufferPointer<Double> {
+        switch column {
+        case 0: return xs
+        case 1: return ys
+        case 2: return widths
+        default: return heights
+        }
+    }
+}
+

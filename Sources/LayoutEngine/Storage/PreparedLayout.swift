@@ -19,6 +19,13 @@ public struct PreparedLayout: Sendable {
     let index: RectIndex
 
     init(input: LayoutInput, sectionFrames: [SectionFrames], backgroundWidth: Double) {
+        self.init(input: input, sectionFrames: sectionFrames, backgroundWidth: backgroundWidth, reusingIndexOf: nil, unchangedElements: 0)
+    }
+
+    /// A layout whose first `unchangedElements` elements (in layout order) are, frames and section tops
+    /// alike, those of the layout `previous` indexes: the index keeps the boxes that cover only them and
+    /// rebuilds the rest, which gives the same boxes as building it whole.
+    init(input: LayoutInput, sectionFrames: [SectionFrames], backgroundWidth: Double, reusingIndexOf previous: RectIndex?, unchangedElements: Int) {
         self.input = input
         self.sectionFrames = sectionFrames
         self.hasBackground = input.sectionBackgrounds
@@ -38,25 +45,12 @@ public struct PreparedLayout: Sendable {
         sectionTops = tops
         ordinalStarts = ordinals
         contentSize = Size(width: input.bounds.width, height: y)
-        index = Self.buildIndex(sectionFrames: sectionFrames, tops: tops, elementCount: ordinals[ordinals.count - 1], background: input.sectionBackgrounds ? backgroundWidth : nil)
-    }
-
-    private static func buildIndex(sectionFrames: [SectionFrames], tops: [Double], elementCount: Int, background: Double?) -> RectIndex {
-        let leafCount = (elementCount + RectIndex.leafSize - 1) / RectIndex.leafSize
-        // Room for the upper levels too: the index adds them in place.
-        let leaves = [RectIndex.Box](unsafeUninitializedCapacity: RectIndex.boxCount(forLeafCount: leafCount)) { buffer, initialized in
-            HugePages.advise(buffer)
-            var leaves = RectIndex.Leaves(into: buffer)
-            for (section, frames) in sectionFrames.enumerated() {
-                let top = tops[section]
-                if let header = frames.header { leaves.add(header, dy: top) }
-                leaves.addCells(frames.cells, top: top)
-                if let footer = frames.footer { leaves.add(footer, dy: top) }
-                if let width = background { leaves.add(Rect(x: 0, y: 0, width: width, height: frames.height), dy: top) }
-            }
-            initialized = leaves.finish()
-        }
-        return RectIndex(leaves: leaves, elementCount: elementCount)
+        let elements = IndexedElements(
+            sectionFrames: sectionFrames, tops: tops, ordinalStarts: ordinals,
+            background: input.sectionBackgrounds ? backgroundWidth : nil
+        )
+        let unchangedLeaves = previous == nil ? 0 : Swift.min(unchangedElements, elements.count) / RectIndex.leafSize
+        index = elements.buildIndex(reusing: previous, unchangedLeaves: unchangedLeaves)
     }
 
     // MARK: Counts
@@ -80,7 +74,8 @@ public struct PreparedLayout: Sendable {
 
     /// Bytes held by the layout: frames, index and per-section bookkeeping (what a memory bound counts).
     public var byteCount: Int {
-        frameBytes + index.byteCount + sectionFrames.count * (MemoryLayout<SectionFrames>.stride + 2 * MemoryLayout<Double>.stride)
+        frameBytes + index.byteCount + sectionFrames.reduce(0) { $0 + $1.checkpoints.byteCount }
+            + sectionFrames.count * (MemoryLayout<SectionFrames>.stride + 2 * MemoryLayout<Double>.stride)
             + inputByteCount
     }
 

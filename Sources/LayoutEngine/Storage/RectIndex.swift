@@ -45,17 +45,29 @@ struct RectIndex: Hashable, Sendable {
 
     /// The index over `elementCount` elements whose leaf boxes `leaves` (one per `leafSize` elements,
     /// in layout order) has already computed.
-    init(leaves: consuming [Box], elementCount: Int) {
+    ///
+    /// When the first `unchangedLeaves` leaves are `previous`'s, every upper box over those leaves alone
+    /// is copied from `previous` rather than computed: it is the union of the same boxes in the same order.
+    init(leaves: consuming [Box], elementCount: Int, reusing previous: RectIndex? = nil, unchangedLeaves: Int = 0) {
         self.elementCount = elementCount
         // Consumed, so the upper levels go into the leaves' own spare capacity (`Leaves` reserves it).
         var boxes = consume leaves
         var starts = [0]
         var levelStart = 0
         var levelCount = boxes.count
+        var unchanged = previous == nil ? 0 : unchangedLeaves
+        var level = 0
         boxes.reserveCapacity(Self.boxCount(forLeafCount: levelCount))
         while levelCount > Self.fanout {
             let parentStart = boxes.count
-            var child = levelStart
+            level += 1
+            unchanged /= Self.fanout
+            if let previous, unchanged > 0 {
+                let old = previous.range(ofLevel: level)
+                unchanged = Swift.min(unchanged, old.count)
+                boxes.append(contentsOf: previous.boxes[old.lowerBound..<(old.lowerBound + unchanged)])
+            }
+            var child = levelStart + unchanged * Self.fanout
             let levelEnd = levelStart + levelCount
             while child < levelEnd {
                 var box = Box.empty
@@ -70,6 +82,12 @@ struct RectIndex: Hashable, Sendable {
         starts.append(boxes.count)
         self.boxes = boxes
         levelStarts = starts
+    }
+
+    /// Where level `level` (0: the leaves) lies in `boxes`; empty past the top.
+    private func range(ofLevel level: Int) -> Range<Int> {
+        guard level + 1 < levelStarts.count else { return 0..<0 }
+        return levelStarts[level]..<levelStarts[level + 1]
     }
 
     /// Leaves and every upper level: about 1/15 more than the leaves.

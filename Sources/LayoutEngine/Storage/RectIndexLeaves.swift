@@ -11,8 +11,10 @@ extension RectIndex {
         private var current = Box.empty
         private var inLeaf = 0
 
-        init(into boxes: UnsafeMutableBufferPointer<Box>) {
+        /// Writes leaves from `boxes[firstLeaf]` on; the ones before are already there.
+        init(into boxes: UnsafeMutableBufferPointer<Box>, startingAtLeaf firstLeaf: Int = 0) {
             self.boxes = boxes
+            count = firstLeaf
         }
 
         /// Adds one element.
@@ -30,11 +32,12 @@ extension RectIndex {
             add(minX: frame.x, minY: minY, maxX: frame.x + frame.width, maxY: minY + frame.height)
         }
 
-        /// Adds every cell of `cells`, moved down by `top` (y + top, then + height, as queries compute it).
-        mutating func addCells(_ cells: FrameColumns, top: Double) {
+        /// Adds the cells of `cells` from index `first` on, moved down by `top` (y + top, then + height, as
+        /// queries compute it).
+        mutating func addCells(_ cells: FrameColumns, from first: Int = 0, top: Double) {
             cells.withUnsafeColumns { xs, ys, widths, heights in
                 let cellCount = xs.count
-                var i = 0
+                var i = first
                 // Finish the leaf the previous elements left open.
                 while i < cellCount, inLeaf != 0 {
                     let y = ys[i] + top

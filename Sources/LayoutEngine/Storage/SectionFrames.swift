@@ -8,11 +8,18 @@ public struct SectionFrames: Hashable, Sendable {
     public var footer: Rect?
     /// Where the next section starts, relative to this one's top; never less than any element's maxY.
     public var height: Double
+    /// What a batch needs to resume laying the section out part way through (flow and waterfall keep some).
+    var checkpoints: SectionCheckpoints
 
     public init(cells: FrameColumns, header: Rect?, footer: Rect?, height: Double) {
+        self.init(cells: cells, header: header, footer: footer, height: height, checkpoints: .none)
+    }
+
+    init(cells: FrameColumns, header: Rect?, footer: Rect?, height: Double, checkpoints: SectionCheckpoints) {
         self.cells = cells
         self.header = header
         self.footer = footer
         self.height = height
+        self.checkpoints = checkpoints
     }
 }

@@ -15,7 +15,7 @@ extension PreparedLayout {
         let update = try Diff.batch(from: input.sections, to: sections)
         guard !update.isEmpty else { return (self, update, NormalizedBatch()) }
         let reuse = Self.reuse(by: update, oldSectionCount: input.sections.count, newSectionCount: sections.count)
-        return (rebuilt(as: newInput, reuse: reuse, options: options), update, NormalizedBatch(listing: update.operations))
+        return (rebuilt(as: newInput, reuse: reuse, options: options).layout, update, NormalizedBatch(listing: update.operations))
     }
 
     /// What a diff's batch leaves of each section: sections are matched by position, so new section t

@@ -1,11 +1,4 @@
-/// What a batch changed in one section that must be laid out again: the seam for re-laying out only
-/// from the first affected item.
-///
-/// Today every invalidated section is laid out whole (`PreparedLayout.relayOut`). A layout that can
-/// resume (list from the stack height at `firstAffectedItem`, column layouts from the column heights
-/// there, flow from the start of the row holding it, mosaic from the segment holding it, counting from
-/// the end where the item count changes the last segments' styles) will conform to
-/// `ResumableSectionLayout` and be dispatched to from `relayOut`, keeping `previous` below that point.
+/// What a batch changed in one section that must be laid out again.
 struct SectionInvalidation: Sendable {
     /// The section's index after the batch.
     var section: Int
@@ -15,19 +8,84 @@ struct SectionInvalidation: Sendable {
     var firstAffectedItem: Int
 }
 
-/// A layout that can lay out a section again starting at an item, reusing the frames before it.
+/// A section laid out again, and how much of it was computed.
+struct ResumedSection: Sendable {
+    var frames: SectionFrames
+    /// Cells below this index have the frames they had before the batch, bit for bit (the rect index
+    /// keeps their boxes).
+    var unchangedCells: Int
+    /// Cells from this index on were computed; the ones before it were copied from the previous frames.
+    var firstComputedCell: Int
+
+    /// A section computed from `firstComputedCell` on, with the cells before it copied.
+    init(frames: SectionFrames, resumingAt firstComputedCell: Int) {
+        self.init(frames: frames, unchangedCells: firstComputedCell, firstComputedCell: firstComputedCell)
+    }
+
+    init(frames: SectionFrames, unchangedCells: Int, firstComputedCell: Int) {
+        self.frames = frames
+        self.unchangedCells = unchangedCells
+        self.firstComputedCell = firstComputedCell
+    }
+
+    /// A section laid out from its top.
+    static func whole(_ frames: SectionFrames) -> ResumedSection {
+        ResumedSection(frames: frames, resumingAt: 0)
+    }
+
+    /// A section laid out from its top by a layout that places items in order, each from the items
+    /// before it alone: the cells below the first affected item come out as they were.
+    static func whole(_ frames: SectionFrames, keepingCellsBelow firstAffectedItem: Int, previous: SectionFrames) -> ResumedSection {
+        let unchanged = Swift.max(0, Swift.min(firstAffectedItem, frames.cells.count, previous.cells.count))
+        return ResumedSection(frames: frames, unchangedCells: unchanged, firstComputedCell: 0)
+    }
+}
+
+/// A layout that can lay a section out again from part way through, keeping the frames before that point.
 ///
-/// The result must be bit-identical to `layOut(_:parameters:context:)` on the same section.
-/// No layout conforms yet.
+/// Given the section after a batch, its frames before the batch and the first item the batch affected
+/// (every item below it has the same sizing and order), the result must be bit-identical to
+/// `layOut(_:parameters:context:)` of the same section with the same context, checkpoints included.
+/// A layout restarts at a point it can reproduce exactly (at or before the first affected item where
+/// frames depend on the sizing; anywhere for mosaic and columnFlow, whose frames depend on the index) and
+/// lays the section out whole when it has none. Either way it reports how many leading cells kept their
+/// frames, which the rect index then keeps.
+///
+/// The previous frames must come from a layout with the same parameters, widths and segment size (as a
+/// layout and its update always are).
 protocol ResumableSectionLayout: SectionLayout {
-    static func layOut(_ section: Section, parameters: Parameters, context: SectionContext, resumingFrom previous: SectionFrames, at firstAffectedItem: Int) -> SectionFrames
+    static func layOut(
+        _ section: Section, parameters: Parameters, context: SectionContext,
+        resumingFrom previous: SectionFrames, at firstAffectedItem: Int
+    ) -> ResumedSection
 }
 
 extension PreparedLayout {
-    /// The frames of the invalidated sections of `input`, in the order of `invalidations`.
-    static func relayOut(_ invalidations: [SectionInvalidation], of input: LayoutInput, segments: Segments) -> [SectionFrames] {
-        // Resumption goes here: per layout kind, `ResumableSectionLayout.layOut(..., resumingFrom:at:)`
-        // when `previous` is set and `firstAffectedItem > 0`.
-        layOutSections(of: input, indices: invalidations.map(\.section), segments: segments)
+    /// The invalidated sections of `input` laid out again, in the order of `invalidations`; concurrently
+    /// when `segments` allows.
+    static func relayOut(_ invalidations: [SectionInvalidation], of input: LayoutInput, segments: Segments) -> [ResumedSection] {
+        let results = ResultSlots<ResumedSection>(count: invalidations.count)
+        segments.forEach(invalidations.count) { slot in
+            results[slot] = relayOut(invalidations[slot], of: input, segments: segments)
+        }
+        return results.collect()
+    }
+
+    private static func relayOut(_ invalidation: SectionInvalidation, of input: LayoutInput, segments: Segments) -> ResumedSection {
+        let index = invalidation.section
+        guard let previous = invalidation.previous else {
+            return .whole(layOutSection(index, of: input, segments: segments))
+        }
+        let section = input.sections[index]
+        let context = SectionContext(section: index, of: input, segments: segments)
+        let first = invalidation.firstAffectedItem
+        switch input.parameters(forSection: index) {
+        case .columnFlow(let p): return ColumnFlowLayout.layOut(section, parameters: p, context: context, resumingFrom: previous, at: first)
+        case .mosaic(let p): return MosaicLayout.layOut(section, parameters: p, context: context, resumingFrom: previous, at: first)
+        case .waterfall(let p): return WaterfallLayout.layOut(section, parameters: p, context: context, resumingFrom: previous, at: first)
+        case .list(let p): return ListLayout.layOut(section, parameters: p, context: context, resumingFrom: previous, at: first)
+        case .columns(let p): return ColumnsLayout.layOut(section, parameters: p, context: context, resumingFrom: previous, at: first)
+        case .flow(let p): return FlowLayout.layOut(section, parameters: p, context: context, resumingFrom: previous, at: first)
+        }
     }
 }
