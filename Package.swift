@@ -25,6 +25,7 @@ let package = Package(
             providers: [.apt(["libzmq3-dev"])]
         ),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        .target(name: "CMallocTuning"),
         .target(
             name: "LayoutEngine",
             // `rounded()` lowers to libm's floor/ceil/round, which Linux does not link by default.
@@ -34,7 +35,7 @@ let package = Package(
         .target(
             name: "LayoutServer",
             dependencies: [
-                "ZeroMQ", "LayoutEngine", "LayoutWire",
+                "ZeroMQ", "LayoutEngine", "LayoutWire", "CMallocTuning",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -71,7 +72,7 @@ let package = Package(
 )
 
 // Strict settings for every target of ours, in one place (as swift-log and swift-metrics do).
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.name != "CMallocTuning" {
     var settings = target.swiftSettings ?? []
     settings.append(.swiftLanguageMode(.v6))
     settings.append(.enableUpcomingFeature("ExistentialAny"))

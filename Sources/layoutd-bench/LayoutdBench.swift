@@ -1,3 +1,4 @@
+import LayoutServer
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -10,6 +11,8 @@ import ZeroMQ
 @main
 enum LayoutdBench {
     static func main() {
+        // The same allocator settings as layoutd, so the in-process daemon behaves as the real one.
+        MemoryTuning.keepFreedBuffers()
         let options: BenchOptions
         do {
             options = try BenchOptions(arguments: Array(CommandLine.arguments.dropFirst()))

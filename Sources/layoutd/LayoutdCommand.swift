@@ -56,6 +56,9 @@ struct LayoutdCommand: AsyncParsableCommand {
 
         var logger = Logger(label: "layoutd")
         logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        if MemoryTuning.keepFreedBuffers() {
+            logger.debug("malloc tuned: mmap threshold 32 MiB, trim threshold 1 GiB")
+        }
         let daemon = LayoutDaemon(configuration: configuration, logger: logger)
         let group = ServiceGroup(
             services: [daemon],
