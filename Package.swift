@@ -26,6 +26,8 @@ let package = Package(
         ),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
         .target(name: "CMallocTuning"),
+        // Deterministic inputs shared by the test targets and the benchmarks.
+        .target(name: "LayoutTestKit"),
         .target(
             name: "LayoutEngine",
             // `rounded()` lowers to libm's floor/ceil/round, which Linux does not link by default.
@@ -56,18 +58,18 @@ let package = Package(
             name: "layoutctl",
             dependencies: ["LayoutClient", "LayoutWire", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine"]),
+        .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine", "LayoutTestKit"]),
         .executableTarget(
             name: "layoutd-bench",
             dependencies: [
-                "LayoutServer", "LayoutClient", "LayoutWire", "LayoutEngine", "ZeroMQ",
+                "LayoutServer", "LayoutClient", "LayoutWire", "LayoutEngine", "ZeroMQ", "LayoutTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine"]),
+        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutTestKit"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
-        .testTarget(name: "LayoutWireTests", dependencies: ["LayoutWire", "LayoutEngine"]),
-        .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutClient", "ZeroMQ", "LayoutWire", "LayoutEngine"]),
+        .testTarget(name: "LayoutWireTests", dependencies: ["LayoutWire", "LayoutEngine", "LayoutTestKit"]),
+        .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutClient", "ZeroMQ", "LayoutWire", "LayoutEngine", "LayoutTestKit"]),
     ]
 )
 

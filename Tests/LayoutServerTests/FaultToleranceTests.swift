@@ -1,3 +1,4 @@
+import LayoutTestKit
 import Foundation
 import Testing
 import ZeroMQ
@@ -18,19 +19,7 @@ import ZeroMQ
     private static let replacements: [[UInt8]] = ["-1", "1e309", "null", "\"\"", "[]", "{}", "99999999999999999999", "\"\\ud800\"", "true", "-0", "1e18", "\"x\""].map { Array($0.utf8) }
     private static let knownCodes: Set<String> = ["invalid_json", "invalid_request", "unknown_op", "unknown_layout", "invalid_update", "version_conflict", "too_large"]
 
-    /// SplitMix64: deterministic, so a failure reproduces.
-    private struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    private static func mutate(_ body: [UInt8], _ rng: inout Seeded) -> [UInt8] {
+    private static func mutate(_ body: [UInt8], _ rng: inout SeededGenerator) -> [UInt8] {
         var bytes = body
         guard !bytes.isEmpty else { return bytes }
         switch Int.random(in: 0..<4, using: &rng) {
@@ -51,7 +40,7 @@ import ZeroMQ
     @Test func mutatedRequestsEachGetOneTypedReplyAndTheDaemonServesOn() throws {
         let daemon = try TestDaemon()
         let dealer = try daemon.dealer()
-        var rng = Seeded(state: 20261121)
+        var rng = SeededGenerator(seed: 20261121)
         for round in 0..<400 {
             let base = Array(Self.validBodies[round % Self.validBodies.count].utf8)
             var body = base

@@ -1,3 +1,4 @@
+import LayoutTestKit
 import Testing
 @testable import LayoutWire
 

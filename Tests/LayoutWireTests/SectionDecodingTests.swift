@@ -1,3 +1,4 @@
+import LayoutTestKit
 import LayoutEngine
 import Testing
 @testable import LayoutWire

@@ -1,3 +1,4 @@
+import LayoutTestKit
 import LayoutEngine
 
 /// Before anything is timed: each seed port must place the same frames as our layout and its linear scan

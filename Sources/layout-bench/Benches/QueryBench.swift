@@ -1,3 +1,4 @@
+import LayoutTestKit
 import LayoutEngine
 
 /// Viewport-sized rect queries on a large layout: our index through both query APIs, against the

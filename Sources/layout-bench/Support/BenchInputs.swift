@@ -1,3 +1,4 @@
+import LayoutTestKit
 import LayoutEngine
 
 /// How the items of a bench input are sized.

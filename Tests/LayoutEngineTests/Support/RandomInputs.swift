@@ -1,20 +1,15 @@
+import LayoutTestKit
 @testable import LayoutEngine
 
 /// SplitMix64: a tiny deterministic generator, so every random test input is reproducible from its seed
 /// on any platform and toolchain (the helpers below avoid the standard library's `random(in:)`, whose
 /// algorithm is not promised to stay the same).
 struct SeededRandom {
-    private var state: UInt64
+    private var generator: SeededGenerator
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { generator.next() }
 
     /// A whole number in `range`.
     mutating func int(in range: ClosedRange<Int>) -> Int {

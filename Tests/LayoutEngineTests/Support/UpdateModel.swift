@@ -1,3 +1,4 @@
+import LayoutTestKit
 @testable import LayoutEngine
 
 /// A naive reference for batch updates and diff: sections as plain Swift arrays of items, and the
@@ -150,19 +151,13 @@ enum UpdateModel {
 }
 
 extension UpdateModel {
-    /// SplitMix64: small, fast, and the same sequence on every platform for a seed.
+    /// The shared SplitMix64 generator, with the draws the update tests need.
     struct RandomNumbers: RandomNumberGenerator {
-        private var state: UInt64
+        private var generator: SeededGenerator
 
-        init(seed: UInt64) { state = seed }
+        init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
 
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        mutating func next() -> UInt64 { generator.next() }
 
         mutating func chance(_ probability: Double) -> Bool {
             Double.random(in: 0..<1, using: &self) < probability

@@ -1,0 +1,20 @@
+/// SplitMix64: a tiny deterministic random number generator, so that every random test input and every
+/// benchmark input is reproducible from its seed on any platform and toolchain (the standard library's
+/// generator is seeded by the system and its algorithm is not promised to stay the same).
+///
+/// One shared copy for the test targets and the benchmarks (as swift-metrics ships `MetricsTestKit`).
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
