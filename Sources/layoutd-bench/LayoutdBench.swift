@@ -1,3 +1,4 @@
+import LayoutTestKit
 import LayoutServer
 #if canImport(Glibc)
 import Glibc

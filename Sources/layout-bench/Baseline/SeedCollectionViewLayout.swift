@@ -1,3 +1,4 @@
+import LayoutTestKit
 import LayoutEngine
 
 /// What the seeds' layouts read from their collection view.

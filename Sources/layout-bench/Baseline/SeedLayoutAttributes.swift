@@ -1,3 +1,4 @@
+import LayoutTestKit
 import LayoutEngine
 
 /// IndexPath as the seeds use it: section and item.

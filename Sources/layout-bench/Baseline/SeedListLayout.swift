@@ -1,3 +1,4 @@
+import LayoutTestKit
 import LayoutEngine
 
 /// CollectionViewListLayout (seed 003) written as the seeds write layouts: a running y, one attributes

@@ -1,3 +1,4 @@
+import LayoutTestKit
 import LayoutEngine
 
 /// Seed 000's MosaicLayout, ported line by line (segment height and the 1-point gap as parameters).

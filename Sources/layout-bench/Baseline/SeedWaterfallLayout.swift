@@ -1,3 +1,4 @@
+import LayoutTestKit
 import LayoutEngine
 
 /// Seed 002's PinterestLayout, ported line by line (with the column count, padding and default

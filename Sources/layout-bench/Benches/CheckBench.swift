@@ -25,7 +25,7 @@ struct CheckBench {
             }
         }
 
-        var detail: JSONValue {
+        var detail: BenchValue {
             switch self {
             case .mismatch(let text), .error(let text): return .string(text)
             case .match, .pending, .noBaseline: return .null

@@ -1,3 +1,4 @@
+import LayoutTestKit
 import LayoutEngine
 
 /// `Diff.batch` on one section of n ids (10 % deleted, 10 % inserted, 2 % moved), and the whole

@@ -1,3 +1,4 @@
+import LayoutTestKit
 import LayoutEngine
 
 /// One update (an insert, a delete or a move near the middle) applied to a prepared one-section layout

@@ -1,3 +1,4 @@
+import LayoutTestKit
 import LayoutEngine
 
 /// Resident memory of one large layout of each kind, ours against the seed port (each in its own process).

@@ -1,3 +1,4 @@
+import LayoutTestKit
 import LayoutEngine
 
 /// One memory reading, taken in a child process (`ChildProcess`) that builds one layout and nothing else.

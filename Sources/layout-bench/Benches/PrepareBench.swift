@@ -1,3 +1,4 @@
+import LayoutTestKit
 import LayoutEngine
 
 /// Time to prepare one section of N items, single thread and parallel, against the seed port.

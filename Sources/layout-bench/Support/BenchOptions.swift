@@ -1,3 +1,4 @@
+import LayoutTestKit
 import LayoutEngine
 
 /// The benchmarks, in the order a run prints them.

@@ -1,3 +1,4 @@
+import LayoutTestKit
 /// Sizes and repetitions of a run: the full run, or `--quick` for CI.
 ///
 /// A full run must stay within a few minutes on a 2-core machine: large sizes get fewer runs, and the

@@ -1,3 +1,4 @@
+import LayoutTestKit
 /// How often a measurement runs: warm-ups first (discarded), then the timed runs.
 struct Repetitions: Sendable {
     var warmUps: Int
@@ -31,26 +32,6 @@ enum Stopwatch {
             result = nil
             samples.append(elapsed.seconds)
         }
-        return Timing(seconds: median(samples), runs: samples.count)
+        return Timing(seconds: Statistics.median(samples), runs: samples.count)
     }
-
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return .nan }
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-    }
-}
-
-extension Duration {
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
-    }
-}
-
-/// Consumes a value where the optimiser cannot see it.
-@inline(never)
-func blackHole<T>(_ value: T) {
-    withExtendedLifetime(value) {}
 }

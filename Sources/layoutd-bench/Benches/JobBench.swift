@@ -1,3 +1,4 @@
+import LayoutTestKit
 import LayoutEngine
 import LayoutWire
 import ZeroMQ

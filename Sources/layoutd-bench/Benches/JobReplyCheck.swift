@@ -1,3 +1,4 @@
+import LayoutTestKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

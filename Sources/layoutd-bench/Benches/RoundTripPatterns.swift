@@ -1,3 +1,4 @@
+import LayoutTestKit
 import ZeroMQ
 
 /// The client patterns of the round-trip benchmark; each one is run unchanged against the daemon and

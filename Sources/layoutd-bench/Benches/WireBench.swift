@@ -1,3 +1,4 @@
+import LayoutTestKit
 import Foundation
 import LayoutWire
 

@@ -1,3 +1,4 @@
+import LayoutTestKit
 import ZeroMQ
 
 /// One client DEALER, framing each body as `[empty delimiter, body]` the way REQ (and `LayoutClient`)

@@ -1,3 +1,4 @@
+import LayoutTestKit
 /// The benchmarks, in the order a run prints them.
 enum BenchName: String, CaseIterable, Sendable {
     /// Small-op round trips against the daemon and against a raw libzmq echo.

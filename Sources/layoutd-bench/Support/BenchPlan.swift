@@ -1,3 +1,4 @@
+import LayoutTestKit
 /// Counts of a run: the full run, or `--quick` for CI.
 ///
 /// A full run stays within a minute or two on a 2-core machine. Round trips run in `rounds`, each round

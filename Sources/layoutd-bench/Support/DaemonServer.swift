@@ -1,3 +1,4 @@
+import LayoutTestKit
 import LayoutServer
 import Logging
 

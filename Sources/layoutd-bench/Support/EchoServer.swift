@@ -1,3 +1,4 @@
+import LayoutTestKit
 import Dispatch
 import Foundation
 import Synchronization

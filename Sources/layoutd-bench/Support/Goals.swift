@@ -1,3 +1,4 @@
+import LayoutTestKit
 /// The goals a run is measured against, collected as benchmarks finish and printed last.
 struct Goals {
     private struct Entry {

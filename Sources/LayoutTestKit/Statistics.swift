@@ -1,11 +1,11 @@
 /// Order statistics of measured samples.
-enum Statistics {
-    static func median(_ values: [Double]) -> Double {
+public enum Statistics {
+    public static func median(_ values: [Double]) -> Double {
         percentile(50, of: values.sorted())
     }
 
     /// The `p`-th percentile of already sorted `values` (nearest rank); NaN when there are none.
-    static func percentile(_ p: Double, of sorted: [Double]) -> Double {
+    public static func percentile(_ p: Double, of sorted: [Double]) -> Double {
         guard !sorted.isEmpty else { return .nan }
         let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
         return sorted[Swift.min(sorted.count - 1, Swift.max(0, rank - 1))]
@@ -13,7 +13,8 @@ enum Statistics {
 }
 
 extension Duration {
-    var seconds: Double {
+    /// The duration in seconds, as a Double.
+    public var seconds: Double {
         let parts = components
         return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
     }
@@ -21,6 +22,6 @@ extension Duration {
 
 /// Consumes a value where the optimiser cannot see it.
 @inline(never)
-func blackHole<T>(_ value: T) {
+public func blackHole<T>(_ value: T) {
     withExtendedLifetime(value) {}
 }

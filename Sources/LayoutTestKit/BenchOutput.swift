@@ -4,27 +4,27 @@ import Glibc
 import Darwin
 #endif
 
-/// A JSON value as the bench prints it.
-enum JSONValue {
+/// A JSON value as the benchmarks print it (one JSON object per line, docs/BENCHMARKS.md).
+public enum BenchValue: Sendable {
     case int(Int)
     case number(Double)
     case string(String)
     case bool(Bool)
     case null
-    case object(KeyValuePairs<String, JSONValue>)
+    case object(KeyValuePairs<String, BenchValue>)
 
     /// A measured figure, kept to four significant digits so lines stay readable; nil or non-finite is `null`.
-    static func figure(_ value: Double?) -> JSONValue {
+    public static func figure(_ value: Double?) -> BenchValue {
         guard let value, value.isFinite else { return .null }
         return .number(value.roundedToSignificantDigits(4))
     }
 
     /// An optional integer; nil is `null`.
-    static func integer(_ value: Int?) -> JSONValue {
+    public static func integer(_ value: Int?) -> BenchValue {
         value.map { .int($0) } ?? .null
     }
 
-    var encoded: String {
+    public var encoded: String {
         switch self {
         case .int(let value): return String(value)
         case .number(let value): return value.isFinite ? String(describing: value) : "null"
@@ -54,15 +54,15 @@ enum JSONValue {
     }
 }
 
-extension JSONValue: ExpressibleByStringLiteral {
-    init(stringLiteral value: String) {
+extension BenchValue: ExpressibleByStringLiteral {
+    public init(stringLiteral value: String) {
         self = .string(value)
     }
 }
 
 /// Prints one JSON object per line and flushes, so a long run can be followed (and piped) as it goes.
-func emit(_ fields: KeyValuePairs<String, JSONValue>) {
-    print(JSONValue.object(fields).encoded)
+public func emit(_ fields: KeyValuePairs<String, BenchValue>) {
+    print(BenchValue.object(fields).encoded)
     fflush(nil)
 }
 
@@ -71,11 +71,16 @@ extension Double {
     /// representation Swift prints is the rounded decimal itself (0.004123, not 0.0041229999).
     func roundedToSignificantDigits(_ digits: Int) -> Double {
         guard isFinite, self != 0 else { return self }
-        let exponent = Int(log10(Swift.abs(self)).rounded(.down))
+        let exponent = Int(decimalLogarithm(Swift.abs(self)).rounded(.down))
         let shift = digits - 1 - exponent
         // Powers of ten up to 10^22 are exact doubles; outside that range leave the value alone.
         guard Swift.abs(shift) <= 22 else { return self }
-        let scale = pow(10, Double(Swift.abs(shift)))
+        let scale = powerOfTen(Double(Swift.abs(shift)))
         return shift >= 0 ? (self * scale).rounded() / scale : (self / scale).rounded() * scale
     }
 }
+
+// At file scope, where the C functions are found by name: inside `extension Double` the name resolves
+// to static members that some dependencies add to `Double`.
+private func decimalLogarithm(_ value: Double) -> Double { log10(value) }
+private func powerOfTen(_ exponent: Double) -> Double { pow(10, exponent) }
