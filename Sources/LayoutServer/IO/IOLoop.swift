@@ -68,7 +68,10 @@ final class IOLoop {
         while true {
             let ready: [Poller.Ready]
             do {
-                ready = try poller.poll(timeout: drainingSince == nil ? .seconds(1) : .milliseconds(20))
+                // Replies already waiting: only look at the sockets, then send them. Otherwise block;
+                // from here on a worker's post wakes the poll through the pipe.
+                let timeout: Duration = !mailbox.prepareToBlock() ? .zero : drainingSince == nil ? .seconds(1) : .milliseconds(20)
+                ready = try poller.poll(timeout: timeout)
             } catch {
                 logger.error("poll failed; stopping", metadata: ["error": "\(error)"])
                 break
@@ -78,13 +81,15 @@ final class IOLoop {
                 case frontToken: receiveRequests(accepting: drainingSince == nil)
                 case statsToken: answerStats()
                 case eventsToken: receiveSubscriptions()
-                case mailboxToken:
-                    if deliverMailbox(), drainingSince == nil {
-                        drainingSince = .now
-                        logger.info("shutting down: answering admitted requests")
-                    }
+                case mailboxToken: mailbox.wakeUp.drain()
                 default: break
                 }
+            }
+            // Every pass sends what the workers have posted, woken for it or not: the replies to a
+            // batch of requests leave together.
+            if deliverMailbox(), drainingSince == nil {
+                drainingSince = .now
+                logger.info("shutting down: answering admitted requests")
             }
             if let since = drainingSince {
                 if isIdle() {

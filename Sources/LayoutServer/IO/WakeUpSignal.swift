@@ -38,8 +38,9 @@ public final class WakeUpSignal: Sendable {
 
     /// Empties the pipe after waking.
     public func drain() {
-        var buffer = [UInt8](repeating: 0, count: 256)
-        while read(fileDescriptor, &buffer, buffer.count) > 0 {}
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            while read(fileDescriptor, buffer.baseAddress, buffer.count) > 0 {}
+        }
     }
 }
 
