@@ -96,6 +96,8 @@ private struct TopLevelFields {
     let body: UnsafeRawBufferPointer
     let maxDepth: Int
     var controls = ControlFields()
+    /// A query's `rect`, decoded as it is read (nil: absent or null).
+    var rect: Result<Rect, WireError>?
     /// The op as far as it is known.
     var operation: OperationName?
     var sections: Bulk<[DecodedSection]> = .absent
@@ -122,6 +124,8 @@ private struct TopLevelFields {
             updates = try Bulk.read(from: &reader, now: operation == .update) { (reader: inout JSONReader) throws(WireError) in
                 try UpdatesDecoder.decode(&reader, at: .root / "updates")
             }
+        case .control(.rect)?:
+            rect = try TopLevelRect.read(&reader)
         case .control(let name)?:
             let value = try reader.readValue()
             if name == .op {
@@ -157,7 +161,7 @@ private struct TopLevelFields {
             return Request(id: id, operation: .prepare(PrepareRequest(layout: key, input: input, attributes: try fields.attributes(default: nil), format: try fields.format())))
         case .query:
             let key = try fields.layoutKey()
-            let selection = try fields.querySelection(items: try items.optionalValue(body: body, maxDepth: maxDepth) { (reader: inout JSONReader) throws(WireError) in
+            let selection = try fields.querySelection(rect: rect, items: try items.optionalValue(body: body, maxDepth: maxDepth) { (reader: inout JSONReader) throws(WireError) in
                 try ItemIndexPathsDecoder.decode(&reader, at: .root / "items")
             })
             return Request(id: id, operation: .query(QueryRequest(layout: key, selection: selection, format: try fields.format())))

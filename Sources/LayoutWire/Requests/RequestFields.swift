@@ -76,9 +76,8 @@ struct RequestFields {
         return try value.choice(AttributesFormat.self, at: .root / "format")
     }
 
-    /// A query's target: exactly one of `rect`, `items` (already decoded) and `supplementary`.
-    func querySelection(items: [ItemIndexPath]?) throws(WireError) -> AttributeSelection {
-        let rect = controls.optional(.rect)
+    /// A query's target: exactly one of `rect` and `items` (both already decoded) and `supplementary`.
+    func querySelection(rect: Result<Rect, WireError>?, items: [ItemIndexPath]?) throws(WireError) -> AttributeSelection {
         let supplementary = controls.optional(.supplementary)
         let givenCount = (rect == nil ? 0 : 1) + (items == nil ? 0 : 1) + (supplementary == nil ? 0 : 1)
         if givenCount != 1 {
@@ -89,7 +88,7 @@ struct RequestFields {
             }
             throw .invalidRequest("only one of \"rect\", \"items\" and \"supplementary\" may be given (\"\(first)\" is)", at: .root / given[1])
         }
-        if let rect { return .rect(try Self.rect(rect, at: .root / "rect")) }
+        if let rect { return .rect(try rect.get()) }
         if let items { return .items(items) }
         guard let supplementary else { throw WireError(.internal, "query target vanished") }
         return try Self.supplementary(supplementary, at: .root / "supplementary")
