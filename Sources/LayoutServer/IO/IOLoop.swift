@@ -11,7 +11,7 @@ final class IOLoop {
     private let statsSocket: Socket
     private let events: Socket
     private let mailbox: Mailbox<IOMessage>
-    private let submit: ([[UInt8]], RequestBody) -> Bool
+    private let submit: (Envelope, RequestBody) -> Bool
     private let statsAnswer: (StatsRequestKind) -> [UInt8]
     private let isIdle: () -> Bool
     private let stats: ServerStats
@@ -27,7 +27,7 @@ final class IOLoop {
 
     init(
         context: Context, configuration: ServerConfiguration, mailbox: Mailbox<IOMessage>, stats: ServerStats, logger: Logger,
-        submit: @escaping ([[UInt8]], RequestBody) -> Bool,
+        submit: @escaping (Envelope, RequestBody) -> Bool,
         statsAnswer: @escaping (StatsRequestKind) -> [UInt8],
         isIdle: @escaping () -> Bool
     ) throws {
@@ -68,10 +68,7 @@ final class IOLoop {
         while true {
             let ready: [Poller.Ready]
             do {
-                // Replies already waiting: only look at the sockets, then send them. Otherwise block;
-                // from here on a worker's post wakes the poll through the pipe.
-                let timeout: Duration = !mailbox.prepareToBlock() ? .zero : drainingSince == nil ? .seconds(1) : .milliseconds(20)
-                ready = try poller.poll(timeout: timeout)
+                ready = try poller.poll(timeout: pollTimeout(draining: drainingSince != nil))
             } catch {
                 logger.error("poll failed; stopping", metadata: ["error": "\(error)"])
                 break
@@ -105,18 +102,33 @@ final class IOLoop {
         close()
     }
 
+    /// How long the next poll may block.
+    private func pollTimeout(draining: Bool) -> Duration {
+        // Replies already waiting: only look at the sockets, then send them. Otherwise block; from
+        // here on a worker's post wakes the poll through the pipe.
+        guard mailbox.prepareToBlock() else { return .zero }
+        return draining ? .milliseconds(20) : .seconds(1)
+    }
+
     /// Receives what is waiting on the front socket, a bounded batch at a time so the other sockets
     /// are not starved.
     private func receiveRequests(accepting: Bool) {
         for _ in 0..<256 {
-            let envelope: [[UInt8]]
+            var envelope = Envelope()
             let body: RequestBody
             do {
-                // Frames as they come: no array of all frames is built and split again per request, and
-                // the body stays in its message.
-                guard let received = try front.receiveMultipartMessage(flags: .dontWait) else { return }
-                envelope = received.head
-                body = RequestBody(received.takeLast())
+                // Frames as they come: the routing frames are copied into one envelope, and the body
+                // stays in its message.
+                guard var frame = try front.receive(flags: .dontWait) else { return }
+                while frame.more {
+                    frame.withUnsafeBytes { envelope.append($0) }
+                    // The rest of a multipart message is already there: libzmq delivers it whole.
+                    guard let next = try front.receive(flags: .dontWait) else {
+                        throw ZeroMQError(code: .again, operation: "zmq_msg_recv")
+                    }
+                    frame = next
+                }
+                body = RequestBody(frame)
             } catch {
                 logger.warning("front receive failed", metadata: ["error": "\(error)"])
                 return
@@ -174,15 +186,21 @@ final class IOLoop {
         return shutdownAsked
     }
 
-    private func send(envelope: [[UInt8]], body: [UInt8]) {
+    private func send(envelope: Envelope, body: [UInt8]) {
         send(envelope: envelope, body: ReplyBody(body))
     }
 
-    private func send(envelope: [[UInt8]], body: ReplyBody) {
+    private func send(envelope: Envelope, body: ReplyBody) {
         do {
             // A peer that went away or stopped reading (high-water mark) loses its reply; the daemon
-            // must never block on one client.
-            _ = try front.send(multipart: envelope, last: try body.takeMessage(), flags: .dontWait)
+            // must never block on one client. Only the first frame can meet a full queue: libzmq queues
+            // a multipart message whole or not at all.
+            let front = self.front
+            let headSent = try envelope.forEachFrame { (frame) throws(ZeroMQError) -> Bool in
+                try front.send(frame, flags: [.dontWait, .sendMore])
+            }
+            guard headSent else { return }
+            _ = try body.send(on: front, flags: .dontWait)
         } catch {
             logger.debug("reply not sent", metadata: ["error": "\(error)"])
         }

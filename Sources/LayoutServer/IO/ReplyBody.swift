@@ -1,12 +1,13 @@
 import LayoutWire
 import ZeroMQ
 
-/// A reply body on its way from a worker to the I/O thread: small ones as an array, large ones as the
-/// encoder's own buffer, which becomes the ZeroMQ message without a copy (an attributes reply can be
-/// 80 MB; each copy of that costs tens of milliseconds).
+/// A reply body on its way from a worker to the I/O thread: small ones as an array, which `zmq_send`
+/// copies into the message it queues; large ones as the encoder's own buffer, which becomes that
+/// message without a copy (an attributes reply can be 80 MB; each copy of that costs tens of
+/// milliseconds).
 public final class ReplyBody: @unchecked Sendable {
     // @unchecked Sendable: the buffer has one owner at a time. A worker creates the body and posts it;
-    // only the I/O thread then takes the buffer (once). deinit frees a buffer nobody took.
+    // only the I/O thread then sends it (once). deinit frees a buffer nobody took.
     private enum Storage {
         case bytes([UInt8])
         case buffer(UnsafeMutableRawPointer, count: Int)
@@ -23,6 +24,11 @@ public final class ReplyBody: @unchecked Sendable {
     }
 
     /// Takes the writer's bytes: large bodies keep its buffer, small ones are copied into an array.
+    ///
+    /// Why copy small ones: the writer's buffer is sized generously (4 KB for a query), and sending
+    /// from it made pipelined queries slower, not faster: freeing a block of that size on the I/O
+    /// thread, which did not allocate it, costs malloc more than a copy of a few hundred bytes on the
+    /// worker (docs/BENCHMARKS.md).
     public init(_ writer: consuming JSONWriter) {
         if writer.count >= Self.zeroCopyThreshold {
             let (base, count) = writer.releaseBuffer()
@@ -54,18 +60,20 @@ public final class ReplyBody: @unchecked Sendable {
         }
     }
 
-    /// The body as a ZeroMQ message, moving a large buffer into it; call once.
-    func takeMessage() throws(ZeroMQError) -> Message {
+    /// Sends the body as the last frame of a message on `socket`; call once. The result is
+    /// `Socket.send`'s: false when it would block.
+    func send(on socket: Socket, flags: SendFlags) throws(ZeroMQError) -> Bool {
         switch storage {
         case .bytes(let bytes):
-            return try Message(bytes)
+            return try socket.send(bytes, flags: flags)
         case .buffer(let base, let count):
             storage = .taken
             // JSONWriter allocates with Swift's allocator, which is malloc on the platforms we run on,
             // so libzmq may free() it when the message is done.
-            return try Message(adoptingMallocBuffer: UnsafeMutableRawBufferPointer(start: base, count: count))
+            let message = try Message(adoptingMallocBuffer: UnsafeMutableRawBufferPointer(start: base, count: count))
+            return try socket.send(message, flags: flags)
         case .taken:
-            return Message()
+            return try socket.send([], flags: flags)
         }
     }
 }

@@ -35,7 +35,7 @@ public struct JobReply: Sendable {
 
 /// A reply ready to go back out of the front socket with its request's envelope.
 public struct OutgoingReply: Sendable {
-    public var envelope: [[UInt8]]
+    public var envelope: Envelope
     public var body: ReplyBody
 }
 
@@ -47,14 +47,14 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
     private final class Job: @unchecked Sendable {
         // @unchecked Sendable: `body`, `decoded` and `key` change only under the pool's lock, and a
         // worker reads them only after taking the job from the table under that lock.
-        let envelope: [[UInt8]]
+        let envelope: Envelope
         let arrived: ContinuousClock.Instant
         /// nil once decoded: a large request's memory is freed early.
         var body: RequestBody?
         var decoded: Handler.Decoded?
         var key: String?
 
-        init(envelope: [[UInt8]], body: RequestBody, arrived: ContinuousClock.Instant) {
+        init(envelope: Envelope, body: RequestBody, arrived: ContinuousClock.Instant) {
             self.envelope = envelope
             self.body = body
             self.arrived = arrived
@@ -96,7 +96,7 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
     }
 
     /// Admits a request; false when the pool is full (the caller answers `busy` at once).
-    public func submit(envelope: [[UInt8]], body: RequestBody) -> Bool {
+    public func submit(envelope: Envelope, body: RequestBody) -> Bool {
         let job = Job(envelope: envelope, body: body, arrived: .now)
         let (admitted, tasks) = state.withLock { state -> (Bool, [Task]) in
             guard let sequence = state.scheduler.admit() else { return (false, []) }
