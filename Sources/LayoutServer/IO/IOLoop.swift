@@ -17,6 +17,8 @@ final class IOLoop {
     private let stats: ServerStats
     private let logger: Logger
     private let graceSeconds: Double
+    /// What the mailbox held, being delivered; kept between passes so its array is reused.
+    private var inbox: [IOMessage] = []
     /// Active subscriptions (distinct topic prefixes), from the XPUB's subscribe/unsubscribe messages.
     private var subscriptions: [[UInt8]: Int] = [:]
 
@@ -186,7 +188,9 @@ final class IOLoop {
     /// whether a shutdown was asked for.
     private func deliverMailbox() -> (replies: Bool, events: Bool, shutdown: Bool) {
         var delivered = (replies: false, events: false, shutdown: false)
-        for message in mailbox.takeAll() {
+        mailbox.takeAll(into: &inbox)
+        defer { inbox.removeAll(keepingCapacity: true) }
+        for message in inbox {
             switch message {
             case .reply(let reply):
                 send(envelope: reply.envelope, body: reply.body)

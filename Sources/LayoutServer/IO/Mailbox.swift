@@ -41,15 +41,19 @@ public final class Mailbox<Item: Sendable>: Sendable {
         }
     }
 
-    /// Everything posted so far, in order (called by the I/O thread). Empty the pipe separately, when
-    /// a poll reports it readable.
-    public func takeAll() -> [Item] {
+    /// Moves everything posted so far, in order, into `buffer` (called by the I/O thread, with an
+    /// emptied buffer: the two arrays trade places, so none is allocated or freed per call). Empty the
+    /// pipe separately, when a poll reports it readable.
+    public func takeAll(into buffer: inout [Item]) {
         state.withLock { state in
             state.receiverMayBlock = false
-            guard !state.items.isEmpty else { return [] }
-            let taken = state.items
-            state.items.removeAll(keepingCapacity: true)
-            return taken
+            guard !state.items.isEmpty else { return }
+            if buffer.isEmpty {
+                swap(&state.items, &buffer)
+            } else {
+                buffer.append(contentsOf: state.items)
+                state.items.removeAll(keepingCapacity: true)
+            }
         }
     }
 }

@@ -5,16 +5,16 @@ import ZeroMQ
 /// copies into the message it queues; large ones as the encoder's own buffer, which becomes that
 /// message without a copy (an attributes reply can be 80 MB; each copy of that costs tens of
 /// milliseconds).
-public final class ReplyBody: @unchecked Sendable {
-    // @unchecked Sendable: the buffer has one owner at a time. A worker creates the body and posts it;
-    // only the I/O thread then sends it (once). deinit frees a buffer nobody took.
-    private enum Storage {
+///
+/// A value, not an object: a small reply is one allocation (its array) rather than two, and small
+/// replies come by the hundred thousand per second.
+public struct ReplyBody: Sendable {
+    private enum Storage: Sendable {
         case bytes([UInt8])
-        case buffer(UnsafeMutableRawPointer, count: Int)
-        case taken
+        case buffer(EncodedBuffer)
     }
 
-    private var storage: Storage
+    private let storage: Storage
 
     /// Bodies at least this large are sent from the encoder's buffer.
     static let zeroCopyThreshold = 64 * 1024
@@ -32,22 +32,17 @@ public final class ReplyBody: @unchecked Sendable {
     public init(_ writer: consuming JSONWriter) {
         if writer.count >= Self.zeroCopyThreshold {
             let (base, count) = writer.releaseBuffer()
-            storage = .buffer(base, count: count)
+            storage = .buffer(EncodedBuffer(base: base, count: count))
         } else {
             storage = .bytes(writer.finish())
         }
     }
 
-    deinit {
-        if case .buffer(let base, _) = storage { base.deallocate() }
-    }
-
-    /// The body's size in bytes.
+    /// The body's size in bytes (0 once a large body has been sent).
     public var count: Int {
         switch storage {
         case .bytes(let bytes): return bytes.count
-        case .buffer(_, let count): return count
-        case .taken: return 0
+        case .buffer(let buffer): return buffer.count
         }
     }
 
@@ -55,8 +50,7 @@ public final class ReplyBody: @unchecked Sendable {
     public var bytes: [UInt8] {
         switch storage {
         case .bytes(let bytes): return bytes
-        case .buffer(let base, let count): return Array(UnsafeRawBufferPointer(start: base, count: count))
-        case .taken: return []
+        case .buffer(let buffer): return buffer.bytes
         }
     }
 
@@ -66,14 +60,42 @@ public final class ReplyBody: @unchecked Sendable {
         switch storage {
         case .bytes(let bytes):
             return try socket.send(bytes, flags: flags)
-        case .buffer(let base, let count):
-            storage = .taken
+        case .buffer(let buffer):
+            guard let taken = buffer.take() else { return try socket.send([], flags: flags) }
             // JSONWriter allocates with Swift's allocator, which is malloc on the platforms we run on,
             // so libzmq may free() it when the message is done.
-            let message = try Message(adoptingMallocBuffer: UnsafeMutableRawBufferPointer(start: base, count: count))
+            let message = try Message(adoptingMallocBuffer: taken)
             return try socket.send(message, flags: flags)
-        case .taken:
-            return try socket.send([], flags: flags)
         }
+    }
+}
+
+/// A large encoded body: the writer's buffer, owned until libzmq takes it or the body is dropped.
+private final class EncodedBuffer: @unchecked Sendable {
+    // @unchecked Sendable: the buffer has one owner at a time. A worker creates it and posts the
+    // reply; only the I/O thread then takes it (once). deinit frees a buffer nobody took.
+    private var base: UnsafeMutableRawPointer?
+    private(set) var count: Int
+
+    init(base: UnsafeMutableRawPointer, count: Int) {
+        self.base = base
+        self.count = count
+    }
+
+    deinit {
+        base?.deallocate()
+    }
+
+    var bytes: [UInt8] {
+        guard let base else { return [] }
+        return Array(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// The buffer, handed over: the caller frees it (or has libzmq free it).
+    func take() -> UnsafeMutableRawBufferPointer? {
+        guard let base else { return nil }
+        self.base = nil
+        defer { count = 0 }
+        return UnsafeMutableRawBufferPointer(start: base, count: count)
     }
 }
