@@ -300,3 +300,29 @@ import Testing
         #expect(RequestDecoder.requestID(in: Array(#"{"id":1e309,"op":"x"}"#.utf8)) == nil)
     }
 }
+
+@Suite struct OperationNameMatchingTests {
+    /// The op named by the string token `text` (JSON, quotes included), matched by its bytes.
+    private func matched(_ text: String) throws -> OperationName? {
+        let bytes = Array(text.utf8)
+        return try bytes.withUnsafeBytes { buffer in
+            var reader = JSONReader(buffer)
+            let token = try reader.readStringToken()
+            return OperationName(token, in: reader)
+        }
+    }
+
+    @Test func everyOpNameIsMatchedByItsBytes() throws {
+        for name in OperationName.allCases {
+            #expect(try matched("\"\(name.rawValue)\"") == name)
+        }
+    }
+
+    @Test func nearMissesAndEscapesAreNotMatched() throws {
+        for text in [#""pinG""#, #""lists""#, #""quer""#, #""""#, #""prepare ""#, #""\u0070ing""#] {
+            #expect(try matched(text) == nil)
+        }
+        // Escaped, it still decodes: by the slower route.
+        #expect(try decodeRequest(#"{"op":"\u0070ing"}"#).operation.name == .ping)
+    }
+}

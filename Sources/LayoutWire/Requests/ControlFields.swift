@@ -102,3 +102,24 @@ enum TopLevelMember: Equatable {
         }
     }
 }
+
+extension OperationName {
+    /// The op a string token names, matched by its bytes; nil for anything else (and for a token with
+    /// escapes, which must be unescaped first).
+    init?(_ token: JSONKey, in reader: JSONReader) {
+        guard !token.hasEscapes else { return nil }
+        func named(_ name: StaticString) -> Bool { reader.key(token, is: name) }
+        switch token.range.count {
+        case 4 where named("ping"): self = .ping
+        case 4 where named("list"): self = .list
+        case 4 where named("drop"): self = .drop
+        case 4 where named("diff"): self = .diff
+        case 5 where named("query"): self = .query
+        case 6 where named("layout"): self = .layout
+        case 6 where named("bounds"): self = .bounds
+        case 6 where named("update"): self = .update
+        case 7 where named("prepare"): self = .prepare
+        default: return nil
+        }
+    }
+}

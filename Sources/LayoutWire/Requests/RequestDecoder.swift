@@ -126,11 +126,25 @@ private struct TopLevelFields {
             }
         case .control(.rect)?:
             rect = try TopLevelRect.read(&reader)
+        case .control(.op)?:
+            // The usual case, a plain op name: matched by its bytes, no String made of it and no
+            // string switch over the op names.
+            reader.skipWhitespace()
+            if reader.peek() == UInt8(ascii: "\"") {
+                let start = reader.offset
+                let depth = reader.depth
+                if let name = OperationName(try reader.readStringToken(), in: reader) {
+                    operation = name
+                    controls[.op] = .string(name.rawValue)
+                    return
+                }
+                reader.rewind(to: start, depth: depth)
+            }
+            let value = try reader.readValue()
+            if case .string(let text) = value { operation = OperationName(rawValue: text) } else { operation = nil }
+            controls[.op] = value
         case .control(let name)?:
             let value = try reader.readValue()
-            if name == .op {
-                if case .string(let text) = value { operation = OperationName(rawValue: text) } else { operation = nil }
-            }
             controls[name] = value
         case nil:
             // Unknown fields are ignored, for forward compatibility.
