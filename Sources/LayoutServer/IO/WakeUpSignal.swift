@@ -39,7 +39,8 @@ public final class WakeUpSignal: Sendable {
     /// Empties the pipe after waking.
     public func drain() {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
-            while read(fileDescriptor, buffer.baseAddress, buffer.count) > 0 {}
+            // A read that does not fill the buffer has emptied the pipe: no second read to learn so.
+            while read(fileDescriptor, buffer.baseAddress, buffer.count) == buffer.count {}
         }
     }
 }
