@@ -41,6 +41,32 @@ import Testing
         let input = try layoutInput(body)
         #expect(input.sections[0].items.heights == [12, 1.5])
     }
+
+    @Test func recognisesMemberNamesWrittenWithEscapes() throws {
+        // "op", "layout" and "rect" with some letters as \u escapes: the same members.
+        let body = #"{"\u006fp":"query","l\u0061yout":"k","re\u0063t":{"x":1,"y":2,"width":3,"height":4}}"#
+        guard case .query(let query) = try decodeRequest(body).operation else {
+            Issue.record("not a query")
+            return
+        }
+        #expect(query.layout == "k")
+        #expect(query.selection == .rect(Rect(x: 1, y: 2, width: 3, height: 4)))
+    }
+
+    @Test func aRepeatedMemberKeepsItsLastValue() throws {
+        #expect(try decodeRequest(#"{"op":"nope","op":"ping"}"#).operation.name == .ping)
+        #expect(try decodeRequest(#"{"op":"ping","id":1,"id":"b"}"#).id == .string("b"))
+        #expect(decodingError(#"{"op":"ping","op":"nope"}"#)?.code == .unknownOperation)
+        let wrongType = decodingError(#"{"op":"ping","op":5}"#)
+        #expect(wrongType?.code == .invalidRequest)
+        #expect(wrongType?.path == "op")
+    }
+
+    @Test func namesThatOnlyShareALengthWithAMemberAreIgnored() throws {
+        // Same lengths as "id", "rect", "layout", "sections", "contentInsets": unknown, so skipped.
+        let body = #"{"op":"ping","ix":[1],"rext":{},"layouu":5,"sectionz":"x","contentInsetz":null}"#
+        #expect(try decodeRequest(body).operation.name == .ping)
+    }
 }
 
 @Suite struct LayoutOperationTests {
@@ -272,5 +298,31 @@ import Testing
             #expect(error.path == "id")
         }
         #expect(RequestDecoder.requestID(in: Array(#"{"id":1e309,"op":"x"}"#.utf8)) == nil)
+    }
+}
+
+@Suite struct OperationNameMatchingTests {
+    /// The op named by the string token `text` (JSON, quotes included), matched by its bytes.
+    private func matched(_ text: String) throws -> OperationName? {
+        let bytes = Array(text.utf8)
+        return try bytes.withUnsafeBytes { buffer in
+            var reader = JSONReader(buffer)
+            let token = try reader.readStringToken()
+            return OperationName(token, in: reader)
+        }
+    }
+
+    @Test func everyOpNameIsMatchedByItsBytes() throws {
+        for name in OperationName.allCases {
+            #expect(try matched("\"\(name.rawValue)\"") == name)
+        }
+    }
+
+    @Test func nearMissesAndEscapesAreNotMatched() throws {
+        for text in [#""pinG""#, #""lists""#, #""quer""#, #""""#, #""prepare ""#, #""\u0070ing""#] {
+            #expect(try matched(text) == nil)
+        }
+        // Escaped, it still decodes: by the slower route.
+        #expect(try decodeRequest(#"{"op":"\u0070ing"}"#).operation.name == .ping)
     }
 }

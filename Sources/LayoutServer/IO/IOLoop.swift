@@ -11,12 +11,14 @@ final class IOLoop {
     private let statsSocket: Socket
     private let events: Socket
     private let mailbox: Mailbox<IOMessage>
-    private let submit: ([[UInt8]], RequestBody) -> Bool
+    private let submit: (Envelope, RequestBody) -> Bool
     private let statsAnswer: (StatsRequestKind) -> [UInt8]
     private let isIdle: () -> Bool
     private let stats: ServerStats
     private let logger: Logger
     private let graceSeconds: Double
+    /// What the mailbox held, being delivered; kept between passes so its array is reused.
+    private var inbox: [IOMessage] = []
     /// Active subscriptions (distinct topic prefixes), from the XPUB's subscribe/unsubscribe messages.
     private var subscriptions: [[UInt8]: Int] = [:]
 
@@ -27,7 +29,7 @@ final class IOLoop {
 
     init(
         context: Context, configuration: ServerConfiguration, mailbox: Mailbox<IOMessage>, stats: ServerStats, logger: Logger,
-        submit: @escaping ([[UInt8]], RequestBody) -> Bool,
+        submit: @escaping (Envelope, RequestBody) -> Bool,
         statsAnswer: @escaping (StatsRequestKind) -> [UInt8],
         isIdle: @escaping () -> Bool
     ) throws {
@@ -58,37 +60,42 @@ final class IOLoop {
     /// Serves until a `.shutdown` message has arrived and every admitted request is answered
     /// (or the grace period is over), then closes the sockets.
     func run() {
-        var poller = Poller()
-        let frontToken = poller.register(front)
-        let statsToken = poller.register(statsSocket)
-        let eventsToken = poller.register(events)
-        let mailboxToken = poller.register(fileDescriptor: mailbox.wakeUp.fileDescriptor)
+        var poll: DescriptorPoll
+        do {
+            poll = DescriptorPoll([
+                try front.get(.fileDescriptor), try statsSocket.get(.fileDescriptor), try events.get(.fileDescriptor),
+                mailbox.wakeUp.fileDescriptor,
+            ])
+        } catch {
+            logger.error("cannot read the sockets' descriptors; stopping", metadata: ["error": "\(error)"])
+            close()
+            return
+        }
+        // Whether a socket may have messages waiting. A socket's descriptor is edge-triggered: it fires
+        // when the socket's state may have changed, and any operation on the socket may consume that
+        // signal. So a socket is read until a receive finds nothing, and read again after it fired or
+        // after something was sent on it, before the loop may block.
+        var frontPending = true
+        var statsPending = true
+        var eventsPending = true
         var drainingSince: ContinuousClock.Instant?
 
         while true {
-            let ready: [Poller.Ready]
-            do {
-                ready = try poller.poll(timeout: drainingSince == nil ? .seconds(1) : .milliseconds(20))
-            } catch {
-                logger.error("poll failed; stopping", metadata: ["error": "\(error)"])
-                break
-            }
-            for item in ready {
-                switch item.token {
-                case frontToken: receiveRequests(accepting: drainingSince == nil)
-                case statsToken: answerStats()
-                case eventsToken: receiveSubscriptions()
-                case mailboxToken:
-                    if deliverMailbox(), drainingSince == nil {
-                        drainingSince = .now
-                        logger.info("shutting down: answering admitted requests")
-                    }
-                default: break
-                }
+            if frontPending { frontPending = receiveRequests(accepting: drainingSince == nil) }
+            // Every pass sends what the workers have posted, woken for it or not: the replies to a
+            // batch of requests leave together.
+            let delivered = deliverMailbox()
+            if delivered.replies { frontPending = true }
+            if delivered.events { eventsPending = true }
+            if statsPending { statsPending = answerStats() }
+            if eventsPending { eventsPending = receiveSubscriptions() }
+            if delivered.shutdown, drainingSince == nil {
+                drainingSince = .now
+                logger.info("shutting down: answering admitted requests")
             }
             if let since = drainingSince {
                 if isIdle() {
-                    if deliverMailbox() {}
+                    _ = deliverMailbox()
                     break
                 }
                 if ContinuousClock.now - since > .seconds(graceSeconds) {
@@ -96,25 +103,46 @@ final class IOLoop {
                     break
                 }
             }
+            // Work left: only look. Otherwise block; from here on a worker's post wakes the poll
+            // through the pipe.
+            let busy = frontPending || statsPending || eventsPending || !mailbox.prepareToBlock()
+            let ready: DescriptorPoll.Ready
+            do {
+                ready = try poll.wait(timeout: busy ? .zero : drainingSince == nil ? .seconds(1) : .milliseconds(20))
+            } catch {
+                logger.error("poll failed; stopping", metadata: ["error": "\(error)"])
+                break
+            }
+            if ready.contains(0) { frontPending = true }
+            if ready.contains(1) { statsPending = true }
+            if ready.contains(2) { eventsPending = true }
+            if ready.contains(3) { mailbox.wakeUp.drain() }
         }
         close()
     }
 
     /// Receives what is waiting on the front socket, a bounded batch at a time so the other sockets
-    /// are not starved.
-    private func receiveRequests(accepting: Bool) {
+    /// are not starved; true when it stopped at the bound (more may be waiting).
+    private func receiveRequests(accepting: Bool) -> Bool {
         for _ in 0..<256 {
-            let envelope: [[UInt8]]
+            var envelope = Envelope()
             let body: RequestBody
             do {
-                // Frames as they come: no array of all frames is built and split again per request, and
-                // the body stays in its message.
-                guard let received = try front.receiveMultipartMessage(flags: .dontWait) else { return }
-                envelope = received.head
-                body = RequestBody(received.takeLast())
+                // Frames as they come: the routing frames are copied into one envelope, and the body
+                // stays in its message.
+                guard var frame = try front.receive(flags: .dontWait) else { return false }
+                while frame.more {
+                    frame.withUnsafeBytes { envelope.append($0) }
+                    // The rest of a multipart message is already there: libzmq delivers it whole.
+                    guard let next = try front.receive(flags: .dontWait) else {
+                        throw ZeroMQError(code: .again, operation: "zmq_msg_recv")
+                    }
+                    frame = next
+                }
+                body = RequestBody(frame)
             } catch {
                 logger.warning("front receive failed", metadata: ["error": "\(error)"])
-                return
+                return false
             }
             guard !envelope.isEmpty else { continue }
             if !accepting {
@@ -124,20 +152,27 @@ final class IOLoop {
                 send(envelope: envelope, body: ErrorReplies.busy(for: body, message: "the request queue is full; retry later"))
             }
         }
+        return true
     }
 
-    private func answerStats() {
+    /// Answers waiting stats requests; true when it stopped at its bound (more may be waiting).
+    private func answerStats() -> Bool {
         for _ in 0..<64 {
-            guard let frames = try? statsSocket.receiveMultipart(flags: .dontWait), let body = frames.last, frames.count >= 2 else { return }
+            guard let frames = try? statsSocket.receiveMultipart(flags: .dontWait) else { return false }
+            // A message without an envelope cannot be answered: dropped.
+            guard frames.count >= 2, let body = frames.last else { continue }
             let answer = statsAnswer(StatsRequestKind(body: body))
             _ = try? statsSocket.send(multipart: Array(frames.dropLast()) + [answer], flags: .dontWait)
         }
+        return true
     }
 
     /// XPUB delivers `0x01 topic` on a first subscription and `0x00 topic` when the last one leaves.
-    private func receiveSubscriptions() {
+    /// True when it stopped at its bound (more may be waiting).
+    private func receiveSubscriptions() -> Bool {
         for _ in 0..<256 {
-            guard let frame = try? events.receiveBytes(flags: .dontWait), let kind = frame.first else { return }
+            guard let frame = try? events.receiveBytes(flags: .dontWait) else { return false }
+            guard let kind = frame.first else { continue }
             let topic = Array(frame.dropFirst())
             if kind == 1 {
                 subscriptions[topic, default: 0] += 1
@@ -146,15 +181,20 @@ final class IOLoop {
             }
             stats.setSubscribers(subscriptions.values.reduce(0, +))
         }
+        return true
     }
 
-    /// Sends every reply and event waiting in the mailbox; true when a shutdown was asked for.
-    private func deliverMailbox() -> Bool {
-        var shutdownAsked = false
-        for message in mailbox.takeAll() {
+    /// Sends every reply and event waiting in the mailbox: whether it sent replies and events, and
+    /// whether a shutdown was asked for.
+    private func deliverMailbox() -> (replies: Bool, events: Bool, shutdown: Bool) {
+        var delivered = (replies: false, events: false, shutdown: false)
+        mailbox.takeAll(into: &inbox)
+        defer { inbox.removeAll(keepingCapacity: true) }
+        for message in inbox {
             switch message {
             case .reply(let reply):
                 send(envelope: reply.envelope, body: reply.body)
+                delivered.replies = true
             case .event(let topic, let body):
                 do {
                     _ = try events.send(multipart: [topic, body], flags: .dontWait)
@@ -162,22 +202,29 @@ final class IOLoop {
                 } catch {
                     logger.warning("event publish failed", metadata: ["error": "\(error)"])
                 }
+                delivered.events = true
             case .shutdown:
-                shutdownAsked = true
+                delivered.shutdown = true
             }
         }
-        return shutdownAsked
+        return delivered
     }
 
-    private func send(envelope: [[UInt8]], body: [UInt8]) {
+    private func send(envelope: Envelope, body: [UInt8]) {
         send(envelope: envelope, body: ReplyBody(body))
     }
 
-    private func send(envelope: [[UInt8]], body: ReplyBody) {
+    private func send(envelope: Envelope, body: ReplyBody) {
         do {
             // A peer that went away or stopped reading (high-water mark) loses its reply; the daemon
-            // must never block on one client.
-            _ = try front.send(multipart: envelope, last: try body.takeMessage(), flags: .dontWait)
+            // must never block on one client. Only the first frame can meet a full queue: libzmq queues
+            // a multipart message whole or not at all.
+            let front = self.front
+            let headSent = try envelope.forEachFrame { (frame) throws(ZeroMQError) -> Bool in
+                try front.send(frame, flags: [.dontWait, .sendMore])
+            }
+            guard headSent else { return }
+            _ = try body.send(on: front, flags: .dontWait)
         } catch {
             logger.debug("reply not sent", metadata: ["error": "\(error)"])
         }

@@ -1,19 +1,20 @@
 import LayoutWire
 import ZeroMQ
 
-/// A reply body on its way from a worker to the I/O thread: small ones as an array, large ones as the
-/// encoder's own buffer, which becomes the ZeroMQ message without a copy (an attributes reply can be
-/// 80 MB; each copy of that costs tens of milliseconds).
-public final class ReplyBody: @unchecked Sendable {
-    // @unchecked Sendable: the buffer has one owner at a time. A worker creates the body and posts it;
-    // only the I/O thread then takes the buffer (once). deinit frees a buffer nobody took.
-    private enum Storage {
+/// A reply body on its way from a worker to the I/O thread: small ones as an array, which `zmq_send`
+/// copies into the message it queues; large ones as the encoder's own buffer, which becomes that
+/// message without a copy (an attributes reply can be 80 MB; each copy of that costs tens of
+/// milliseconds).
+///
+/// A value, not an object: a small reply is one allocation (its array) rather than two, and small
+/// replies come by the hundred thousand per second.
+public struct ReplyBody: Sendable {
+    private enum Storage: Sendable {
         case bytes([UInt8])
-        case buffer(UnsafeMutableRawPointer, count: Int)
-        case taken
+        case buffer(EncodedBuffer)
     }
 
-    private var storage: Storage
+    private let storage: Storage
 
     /// Bodies at least this large are sent from the encoder's buffer.
     static let zeroCopyThreshold = 64 * 1024
@@ -23,25 +24,25 @@ public final class ReplyBody: @unchecked Sendable {
     }
 
     /// Takes the writer's bytes: large bodies keep its buffer, small ones are copied into an array.
+    ///
+    /// Why copy small ones: the writer's buffer is sized generously (4 KB for a query), and sending
+    /// from it made pipelined queries slower, not faster: freeing a block of that size on the I/O
+    /// thread, which did not allocate it, costs malloc more than a copy of a few hundred bytes on the
+    /// worker (docs/BENCHMARKS.md).
     public init(_ writer: consuming JSONWriter) {
         if writer.count >= Self.zeroCopyThreshold {
             let (base, count) = writer.releaseBuffer()
-            storage = .buffer(base, count: count)
+            storage = .buffer(EncodedBuffer(base: base, count: count))
         } else {
             storage = .bytes(writer.finish())
         }
     }
 
-    deinit {
-        if case .buffer(let base, _) = storage { base.deallocate() }
-    }
-
-    /// The body's size in bytes.
+    /// The body's size in bytes (0 once a large body has been sent).
     public var count: Int {
         switch storage {
         case .bytes(let bytes): return bytes.count
-        case .buffer(_, let count): return count
-        case .taken: return 0
+        case .buffer(let buffer): return buffer.count
         }
     }
 
@@ -49,23 +50,52 @@ public final class ReplyBody: @unchecked Sendable {
     public var bytes: [UInt8] {
         switch storage {
         case .bytes(let bytes): return bytes
-        case .buffer(let base, let count): return Array(UnsafeRawBufferPointer(start: base, count: count))
-        case .taken: return []
+        case .buffer(let buffer): return buffer.bytes
         }
     }
 
-    /// The body as a ZeroMQ message, moving a large buffer into it; call once.
-    func takeMessage() throws(ZeroMQError) -> Message {
+    /// Sends the body as the last frame of a message on `socket`; call once. The result is
+    /// `Socket.send`'s: false when it would block.
+    func send(on socket: Socket, flags: SendFlags) throws(ZeroMQError) -> Bool {
         switch storage {
         case .bytes(let bytes):
-            return try Message(bytes)
-        case .buffer(let base, let count):
-            storage = .taken
+            return try socket.send(bytes, flags: flags)
+        case .buffer(let buffer):
+            guard let taken = buffer.take() else { return try socket.send([], flags: flags) }
             // JSONWriter allocates with Swift's allocator, which is malloc on the platforms we run on,
             // so libzmq may free() it when the message is done.
-            return try Message(adoptingMallocBuffer: UnsafeMutableRawBufferPointer(start: base, count: count))
-        case .taken:
-            return Message()
+            let message = try Message(adoptingMallocBuffer: taken)
+            return try socket.send(message, flags: flags)
         }
+    }
+}
+
+/// A large encoded body: the writer's buffer, owned until libzmq takes it or the body is dropped.
+private final class EncodedBuffer: @unchecked Sendable {
+    // @unchecked Sendable: the buffer has one owner at a time. A worker creates it and posts the
+    // reply; only the I/O thread then takes it (once). deinit frees a buffer nobody took.
+    private var base: UnsafeMutableRawPointer?
+    private(set) var count: Int
+
+    init(base: UnsafeMutableRawPointer, count: Int) {
+        self.base = base
+        self.count = count
+    }
+
+    deinit {
+        base?.deallocate()
+    }
+
+    var bytes: [UInt8] {
+        guard let base else { return [] }
+        return Array(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// The buffer, handed over: the caller frees it (or has libzmq free it).
+    func take() -> UnsafeMutableRawBufferPointer? {
+        guard let base else { return nil }
+        self.base = nil
+        defer { count = 0 }
+        return UnsafeMutableRawBufferPointer(start: base, count: count)
     }
 }

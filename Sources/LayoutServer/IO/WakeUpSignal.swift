@@ -38,8 +38,10 @@ public final class WakeUpSignal: Sendable {
 
     /// Empties the pipe after waking.
     public func drain() {
-        var buffer = [UInt8](repeating: 0, count: 256)
-        while read(fileDescriptor, &buffer, buffer.count) > 0 {}
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            // A read that does not fill the buffer has emptied the pipe: no second read to learn so.
+            while read(fileDescriptor, buffer.baseAddress, buffer.count) == buffer.count {}
+        }
     }
 }
 

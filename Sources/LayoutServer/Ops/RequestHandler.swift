@@ -11,6 +11,8 @@ struct RequestHandler: JobHandler {
     let options: PrepareOptions
     let startedAt: Date
     let decoder = RequestDecoder()
+    /// What `ping` lists, made once rather than per ping.
+    private static let layoutNames = LayoutKind.allCases.map(\.rawValue)
 
     init(store: LayoutStore, stats: ServerStats, limits: InputLimits, startedAt: Date) {
         self.store = store
@@ -45,7 +47,8 @@ struct RequestHandler: JobHandler {
         let id = request.id
         switch request.operation {
         case .ping:
-            return ReplyBody(ReplyEncoder.successBody(id: id, result: PingResult(version: LayoutdVersion.current, uptimeSeconds: Date().timeIntervalSince(startedAt))))
+            let result = PingResult(version: LayoutdVersion.current, layouts: Self.layoutNames, uptimeSeconds: Date().timeIntervalSince(startedAt))
+            return ReplyBody(ReplyEncoder.successBody(id: id, result: result))
 
         case .layout(let job):
             let layout = try prepare(job.input)

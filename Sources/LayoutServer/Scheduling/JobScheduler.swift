@@ -83,36 +83,57 @@ struct JobScheduler: Sendable {
         if needsExecution, key == nil {
             runnable.append(sequence)
         }
-        // updateValue, not subscript assignment: assigning nil would remove the entry, not store "no key".
-        decodedAhead.updateValue(needsExecution ? key : nil, forKey: sequence)
         if !needsExecution { unfinished -= 1 }
-        advanceWatermark()
+        let entry = needsExecution ? key : nil
+        if sequence == watermark {
+            // The usual case (decodes finish in arrival order): the job passes the watermark at once,
+            // without a round trip through `decodedAhead`.
+            pass(watermark, key: entry)
+            watermark += 1
+            advanceWatermark()
+        } else {
+            // updateValue, not subscript assignment: assigning nil would remove the entry, not store "no key".
+            decodedAhead.updateValue(entry, forKey: sequence)
+        }
     }
 
     /// An execution finished.
     mutating func executed(_ sequence: Sequence, key: String?) {
         running -= 1
         unfinished -= 1
-        guard let key, var queue = keyQueues[key] else { return }
-        if !queue.isEmpty, queue[0] == sequence { queue.removeFirst() }
-        if let next = queue.first {
+        guard let key, let index = keyQueues.index(forKey: key) else { return }
+        // In place: one lookup, and the queue's array is not copied.
+        let next = Self.popFinished(sequence, from: &keyQueues.values[index])
+        if let next {
             runnable.append(next)
-            keyQueues[key] = queue
         } else {
-            keyQueues[key] = nil
+            keyQueues.remove(at: index)
         }
     }
 
+    /// Removes `sequence` from the head of `queue`; the new head.
+    private static func popFinished(_ sequence: Sequence, from queue: inout [Sequence]) -> Sequence? {
+        if !queue.isEmpty, queue[0] == sequence { queue.removeFirst() }
+        return queue.first
+    }
+
     private mutating func advanceWatermark() {
-        while let entry = decodedAhead.removeValue(forKey: watermark) {
-            if let key = entry {
-                var queue = keyQueues[key] ?? []
-                queue.append(watermark)
-                if queue.count == 1 { runnable.append(watermark) }
-                keyQueues[key] = queue
-            }
+        while !decodedAhead.isEmpty, let entry = decodedAhead.removeValue(forKey: watermark) {
+            pass(watermark, key: entry)
             watermark += 1
         }
+    }
+
+    /// A decoded job at the watermark joins its key's FIFO (runnable if it is the head).
+    private mutating func pass(_ sequence: Sequence, key: String?) {
+        guard let key else { return }
+        if Self.append(sequence, to: &keyQueues[key, default: []]) { runnable.append(sequence) }
+    }
+
+    /// Appends in place; whether `sequence` is now the head.
+    private static func append(_ sequence: Sequence, to queue: inout [Sequence]) -> Bool {
+        queue.append(sequence)
+        return queue.count == 1
     }
 
     /// Drops consumed entries once they dominate, keeping FIFO pops O(1) amortised.

@@ -35,32 +35,50 @@ public struct JobReply: Sendable {
 
 /// A reply ready to go back out of the front socket with its request's envelope.
 public struct OutgoingReply: Sendable {
-    public var envelope: [[UInt8]]
+    public var envelope: Envelope
     public var body: ReplyBody
 }
 
 /// A bounded Dispatch worker pool: `workers` tasks at once, a bounded queue behind them, ordering by
 /// layout key (see `JobScheduler`). Replies go to `deliver`, never to a socket directly.
 public final class WorkerPool<Handler: JobHandler>: Sendable {
-    private struct Job: Sendable {
-        var envelope: [[UInt8]]
+    /// A request from admission to its reply. A class, so that the table, a decoding worker and an
+    /// executing worker pass it around by reference instead of copying a decoded request.
+    private final class Job: @unchecked Sendable {
+        // @unchecked Sendable: `body`, `decoded` and `key` change only under the pool's lock, and a
+        // worker reads them only after taking the job from the table under that lock.
+        let envelope: Envelope
+        /// When the request arrived, in `DispatchTime` nanoseconds (cheaper to read and subtract than
+        /// a `ContinuousClock.Instant`, and this is read twice per request).
+        let arrived: UInt64
         /// nil once decoded: a large request's memory is freed early.
         var body: RequestBody?
-        var arrived: ContinuousClock.Instant
         var decoded: Handler.Decoded?
         var key: String?
 
-        /// Keeps the decoded request and drops the body, which is not needed after decoding (a large
-        /// request's memory is freed early).
-        mutating func store(_ request: Handler.Decoded, key: String?) {
-            decoded = request
-            body = nil
-            self.key = key
+        init(envelope: Envelope, body: RequestBody, arrived: UInt64) {
+            self.envelope = envelope
+            self.body = body
+            self.arrived = arrived
         }
+    }
+
+    /// A piece of work for a worker thread, with its job.
+    private struct Task: Sendable {
+        var work: JobScheduler.Work
+        var job: Job
+    }
+
+    /// What a finished piece of work tells the scheduler.
+    private enum Outcome {
+        case decoded(JobScheduler.Sequence, Handler.Decoded, key: String?)
+        case failedDecode(JobScheduler.Sequence)
+        case executed(JobScheduler.Sequence, key: String?)
     }
 
     private struct State: ~Copyable {
         var scheduler: JobScheduler
+        /// Admitted and unfinished jobs: a decode looks its job up here, an execution takes it out.
         var jobs: [JobScheduler.Sequence: Job] = [:]
     }
 
@@ -80,13 +98,15 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
     }
 
     /// Admits a request; false when the pool is full (the caller answers `busy` at once).
-    public func submit(envelope: [[UInt8]], body: RequestBody) -> Bool {
-        let admitted = state.withLock { state -> Bool in
-            guard let sequence = state.scheduler.admit() else { return false }
-            state.jobs[sequence] = Job(envelope: envelope, body: body, arrived: .now, decoded: nil, key: nil)
-            return true
+    public func submit(envelope: Envelope, body: RequestBody) -> Bool {
+        let job = Job(envelope: envelope, body: body, arrived: DispatchTime.now().uptimeNanoseconds)
+        let (admitted, tasks) = state.withLock { state -> (Bool, [Task]) in
+            guard let sequence = state.scheduler.admit() else { return (false, []) }
+            state.jobs[sequence] = job
+            // Usually empty (every worker busy): an empty array costs no allocation.
+            return (true, Self.takeAll(&state))
         }
-        if admitted { startAvailableWork() }
+        for task in tasks { start(task) }
         return admitted
     }
 
@@ -100,66 +120,73 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
     /// True when no admitted request is left unanswered.
     public var isIdle: Bool { state.withLock { $0.scheduler.unfinished == 0 } }
 
-    /// Starts every piece of work the scheduler allows now, each on a Dispatch worker.
-    private func startAvailableWork() {
-        for (work, job) in takeAvailableWork() {
-            queue.async { self.run(work, job) }
-        }
+    private func start(_ task: Task) {
+        queue.async { self.run(task) }
     }
 
-    private func takeAvailableWork() -> [(JobScheduler.Work, Job)] {
-        state.withLock { state in
-            var works: [(JobScheduler.Work, Job)] = []
-            while let work = state.scheduler.nextWork() {
-                switch work {
-                case .decode(let s):
-                    // The job stays: its decoded request is stored back into it.
-                    if let job = state.jobs[s] { works.append((work, job)) }
-                case .execute(let s):
-                    // Execution is a job's last step: move it out rather than copy its decoded request.
-                    if let job = state.jobs.removeValue(forKey: s) { works.append((work, job)) }
-                }
+    /// Every piece of work the scheduler allows now.
+    private static func takeAll(_ state: inout State) -> [Task] {
+        var tasks: [Task] = []
+        while let task = takeNext(&state) { tasks.append(task) }
+        return tasks
+    }
+
+    private static func takeNext(_ state: inout State) -> Task? {
+        while let work = state.scheduler.nextWork() {
+            switch work {
+            case .decode(let s):
+                // The job stays in the table: its decoded request is stored back into it.
+                if let job = state.jobs[s] { return Task(work: work, job: job) }
+            case .execute(let s):
+                if let job = state.jobs.removeValue(forKey: s) { return Task(work: work, job: job) }
             }
-            return works
         }
+        return nil
     }
 
-    /// Runs `work`, then keeps this worker busy with the next available piece of work while there is
+    /// Runs `task`, then keeps this worker busy with the next available piece of work while there is
     /// one, handing only the surplus to other workers: a request's decode and its execution (or the
     /// next request's decode) then run on the same thread, without a Dispatch hand-off and the thread
-    /// wake-up it costs (docs/BENCHMARKS.md, layoutd-bench).
-    private func run(_ work: JobScheduler.Work, _ job: Job) {
-        var work = work
-        var job = job
+    /// wake-up it costs (docs/BENCHMARKS.md, layoutd-bench). Reporting a finished piece of work and
+    /// taking the next one share one lock.
+    private func run(_ first: Task) {
+        var task = first
         while true {
-            perform(work, job)
-            var available = takeAvailableWork()
-            // Any one will do: ordering is the scheduler's business, and whatever is available now
-            // may run at once, in any order.
-            guard let next = available.popLast() else { return }
-            for (work, job) in available {
-                queue.async { self.run(work, job) }
+            let outcome = perform(task)
+            let (next, surplus) = state.withLock { state -> (Task?, [Task]) in
+                switch outcome {
+                case .decoded(let sequence, let decoded, let key):
+                    task.job.decoded = decoded
+                    task.job.body = nil
+                    task.job.key = key
+                    state.scheduler.decoded(sequence, key: key, needsExecution: true)
+                case .failedDecode(let sequence):
+                    state.jobs[sequence] = nil
+                    state.scheduler.decoded(sequence, key: nil, needsExecution: false)
+                case .executed(let sequence, let key):
+                    state.scheduler.executed(sequence, key: key)
+                }
+                // Any one will do: ordering is the scheduler's business, and whatever is available
+                // now may run at once, in any order.
+                guard let next = Self.takeNext(&state) else { return (nil, []) }
+                return (next, Self.takeAll(&state))
             }
-            (work, job) = next
+            for extra in surplus { start(extra) }
+            guard let next else { return }
+            task = next
         }
     }
 
-    private func perform(_ work: JobScheduler.Work, _ job: Job) {
-        switch work {
+    private func perform(_ task: Task) -> Outcome {
+        let job = task.job
+        switch task.work {
         case .decode(let sequence):
             switch handler.decode(job.body ?? RequestBody([])) {
             case .run(let decoded, let key):
-                state.withLock { state in
-                    // One dictionary access, not one per field: each costs a lookup and a copy of the job.
-                    state.jobs[sequence]?.store(decoded, key: key)
-                    state.scheduler.decoded(sequence, key: key, needsExecution: true)
-                }
+                return .decoded(sequence, decoded, key: key)
             case .reply(let reply):
-                state.withLock { state in
-                    state.jobs[sequence] = nil
-                    state.scheduler.decoded(sequence, key: nil, needsExecution: false)
-                }
                 finish(job, reply)
+                return .failedDecode(sequence)
             }
         case .execute(let sequence):
             let reply: JobReply
@@ -170,15 +197,13 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
             }
             // Deliver before releasing the key, so replies for one key leave in order.
             finish(job, reply)
-            state.withLock { state in
-                state.scheduler.executed(sequence, key: job.key)
-            }
+            return .executed(sequence, key: job.key)
         }
     }
 
     private func finish(_ job: Job, _ reply: JobReply) {
-        let elapsed = ContinuousClock.now - job.arrived
-        let micros = UInt64(max(0, elapsed.components.seconds)) * 1_000_000 + UInt64(max(0, elapsed.components.attoseconds) / 1_000_000_000_000)
+        let now = DispatchTime.now().uptimeNanoseconds
+        let micros = (now > job.arrived ? now - job.arrived : 0) / 1000
         stats.recordRequest(op: reply.op, micros: micros, errorCode: reply.errorCode)
         deliver(OutgoingReply(envelope: job.envelope, body: reply.body))
     }

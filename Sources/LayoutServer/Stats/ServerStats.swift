@@ -3,10 +3,21 @@ import Synchronization
 
 /// What the daemon has done since it started: the numbers behind the stats socket.
 public final class ServerStats: Sendable {
+    /// One op's count and latencies.
+    private struct OpRecord {
+        let op: String
+        var count = 0
+        // 1 µs .. 1 h at 3 significant digits.
+        var latencies = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+
+        init(op: String) { self.op = op }
+    }
+
     private struct State: ~Copyable {
-        var requests: [String: Int] = [:]
+        /// By op, in order of first use. An array searched linearly rather than a dictionary: there are
+        /// ten op names at most, and comparing short strings is cheaper than hashing one.
+        var ops: [OpRecord] = []
         var errors: [String: Int] = [:]
-        var latencies: [String: Histogram<UInt64>] = [:]
         var itemsPrepared = 0
         var eventsPublished = 0
         var subscribers = 0
@@ -20,12 +31,17 @@ public final class ServerStats: Sendable {
     /// Records one answered request: its op (`unknown` when it had none), latency and error code.
     public func recordRequest(op: String, micros: UInt64, errorCode: String?) {
         state.withLock { state in
-            state.requests[op, default: 0] += 1
             if let errorCode { state.errors[errorCode, default: 0] += 1 }
-            // 1 µs .. 1 h at 3 significant digits. Recorded in place: reading the histogram into a local
-            // and writing it back would copy its ~190 KB of counts on every request.
-            _ = state.latencies[op, default: Histogram(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)]
-                .record(min(micros, 3_600_000_000))
+            let index: Int
+            if let found = state.ops.firstIndex(where: { $0.op == op }) {
+                index = found
+            } else {
+                state.ops.append(OpRecord(op: op))
+                index = state.ops.count - 1
+            }
+            // In place: a copy of the histogram would copy its ~190 KB of counts.
+            state.ops[index].count += 1
+            _ = state.ops[index].latencies.record(min(micros, 3_600_000_000))
         }
     }
 
@@ -48,18 +64,19 @@ public final class ServerStats: Sendable {
         return state.withLock { state in
             StatsSnapshot(
                 uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
-                requests: state.requests,
+                requests: Dictionary(state.ops.map { ($0.op, $0.count) }, uniquingKeysWith: +),
                 errors: state.errors,
                 inFlight: pool.inFlight,
                 queued: pool.queued,
                 workerThreads: pool.threads,
                 workersBusy: pool.busy,
-                latencyMicros: state.latencies.mapValues { h in
-                    StatsSnapshot.Latency(
+                latencyMicros: Dictionary(state.ops.map { record in
+                    let h = record.latencies
+                    return (record.op, StatsSnapshot.Latency(
                         p50: h.valueAtPercentile(50), p90: h.valueAtPercentile(90),
                         p99: h.valueAtPercentile(99), max: h.max, count: h.totalCount
-                    )
-                },
+                    ))
+                }, uniquingKeysWith: { first, _ in first }),
                 itemsPrepared: state.itemsPrepared,
                 layoutCount: store.count,
                 layoutBytes: store.bytes,

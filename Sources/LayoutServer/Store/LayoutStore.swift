@@ -62,11 +62,11 @@ public final class LayoutStore: Sendable {
     /// The entry under `key`, marked as just used.
     public func entry(forKey key: String) -> Entry? {
         state.withLock { state in
-            guard var entry = state.entries[key] else { return nil }
+            // One lookup, and the entry updated in place: queries come by the hundred thousand.
+            guard let index = state.entries.index(forKey: key) else { return nil }
             state.clock += 1
-            entry.lastUse = state.clock
-            state.entries[key] = entry
-            return entry
+            state.entries.values[index].lastUse = state.clock
+            return state.entries.values[index]
         }
     }
 

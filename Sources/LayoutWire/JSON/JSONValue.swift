@@ -75,6 +75,8 @@ extension JSONReader {
         case .object:
             var members: [JSONObject.Member] = []
             if try beginObject() {
+                // Control objects have a few members (a rect four, insets four): one allocation.
+                members.reserveCapacity(4)
                 repeat {
                     let key = try string(of: readKey())
                     members.append(JSONObject.Member(key: key, value: try readValue()))

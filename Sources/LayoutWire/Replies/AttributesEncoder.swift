@@ -25,7 +25,10 @@ public struct Attributes: Sendable {
         switch selection {
         case .all: return 64 + layout.elementCount * (format == .objects ? 96 : 48)
         case .items(let paths): return 64 + paths.count * (format == .objects ? 96 : 48)
-        case .rect, .supplementary: return 4096
+        // Usually a screenful of elements. Kept under 1 KB with the reply's head, so the writer's
+        // buffer comes from malloc's per-thread cache rather than its shared heap: a query is the
+        // most frequent small request. A larger reply grows the buffer.
+        case .rect, .supplementary: return 768
         }
     }
 

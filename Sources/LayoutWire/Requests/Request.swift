@@ -27,8 +27,10 @@ public struct Request: Sendable {
 /// What a request asks for, with its op-specific fields decoded.
 public enum Operation: Sendable {
     case ping
-    case layout(LayoutRequest)
-    case prepare(PrepareRequest)
+    // Boxed: a layout input is some 200 bytes, which every small request would otherwise carry and
+    // copy along (a request is copied several times on its way through the worker pool).
+    indirect case layout(LayoutRequest)
+    indirect case prepare(PrepareRequest)
     case query(QueryRequest)
     case bounds(BoundsRequest)
     /// A batch update of a kept layout.

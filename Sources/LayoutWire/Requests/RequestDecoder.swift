@@ -78,7 +78,7 @@ public struct RequestDecoder: Sendable {
         if try reader.beginObject() {
             repeat {
                 let key = try reader.readKey()
-                try top.read(try reader.string(of: key), from: &reader)
+                try top.read(TopLevelMember(key, in: reader), from: &reader)
             } while try reader.nextMember()
         }
         try reader.expectEnd()
@@ -95,43 +95,58 @@ public struct RequestDecoder: Sendable {
 private struct TopLevelFields {
     let body: UnsafeRawBufferPointer
     let maxDepth: Int
-    var controls = JSONObject()
+    var controls = ControlFields()
+    /// A query's `rect`, decoded as it is read (nil: absent or null).
+    var rect: Result<Rect, WireError>?
     /// The op as far as it is known.
     var operation: OperationName?
     var sections: Bulk<[DecodedSection]> = .absent
     var items: Bulk<[ItemIndexPath]> = .absent
     var updates: Bulk<[UpdatePayload]> = .absent
 
-    /// Members whose values are small enough to keep as generic values.
-    static let controlKeys: Set<String> = [
-        "v", "id", "op", "layout", "bounds", "spec", "contentInsets", "decorations", "return", "format",
-        "rect", "supplementary", "ifVersion",
-    ]
-
     init(body: UnsafeRawBufferPointer, maxDepth: Int) {
         self.body = body
         self.maxDepth = maxDepth
     }
 
-    mutating func read(_ key: String, from reader: inout JSONReader) throws(WireError) {
-        switch key {
-        case "sections":
+    /// Reads the value of `member` (nil: a member the protocol does not define).
+    mutating func read(_ member: TopLevelMember?, from reader: inout JSONReader) throws(WireError) {
+        switch member {
+        case .sections?:
             sections = try Bulk.read(from: &reader, now: operation == .layout || operation == .prepare || operation == .diff) { (reader: inout JSONReader) throws(WireError) in
                 try SectionsDecoder.decodeSections(&reader, at: .root / "sections")
             }
-        case "items":
+        case .items?:
             items = try Bulk.read(from: &reader, now: operation == .query) { (reader: inout JSONReader) throws(WireError) in
                 try ItemIndexPathsDecoder.decode(&reader, at: .root / "items")
             }
-        case "updates":
+        case .updates?:
             updates = try Bulk.read(from: &reader, now: operation == .update) { (reader: inout JSONReader) throws(WireError) in
                 try UpdatesDecoder.decode(&reader, at: .root / "updates")
             }
-        case _ where Self.controlKeys.contains(key):
+        case .control(.rect)?:
+            rect = try TopLevelRect.read(&reader)
+        case .control(.op)?:
+            // The usual case, a plain op name: matched by its bytes, no String made of it and no
+            // string switch over the op names.
+            reader.skipWhitespace()
+            if reader.peek() == UInt8(ascii: "\"") {
+                let start = reader.offset
+                let depth = reader.depth
+                if let name = OperationName(try reader.readStringToken(), in: reader) {
+                    operation = name
+                    controls[.op] = .string(name.rawValue)
+                    return
+                }
+                reader.rewind(to: start, depth: depth)
+            }
             let value = try reader.readValue()
-            controls.members.append(JSONObject.Member(key: key, value: value))
-            if key == "op", case .string(let name) = value { operation = OperationName(rawValue: name) }
-        default:
+            if case .string(let text) = value { operation = OperationName(rawValue: text) } else { operation = nil }
+            controls[.op] = value
+        case .control(let name)?:
+            let value = try reader.readValue()
+            controls[name] = value
+        case nil:
             // Unknown fields are ignored, for forward compatibility.
             try reader.skipValue()
         }
@@ -160,7 +175,7 @@ private struct TopLevelFields {
             return Request(id: id, operation: .prepare(PrepareRequest(layout: key, input: input, attributes: try fields.attributes(default: nil), format: try fields.format())))
         case .query:
             let key = try fields.layoutKey()
-            let selection = try fields.querySelection(items: try items.optionalValue(body: body, maxDepth: maxDepth) { (reader: inout JSONReader) throws(WireError) in
+            let selection = try fields.querySelection(rect: rect, items: try items.optionalValue(body: body, maxDepth: maxDepth) { (reader: inout JSONReader) throws(WireError) in
                 try ItemIndexPathsDecoder.decode(&reader, at: .root / "items")
             })
             return Request(id: id, operation: .query(QueryRequest(layout: key, selection: selection, format: try fields.format())))
@@ -187,16 +202,15 @@ private struct TopLevelFields {
 
     /// `v` defaults to 1, the only version there is.
     private func checkVersion() throws(WireError) {
-        guard let version = controls["v"] else { return }
-        let path = JSONPath.root / "v"
-        guard case .number(let number) = version else { throw .wrongType(expected: .number, found: version.kind, at: path) }
+        guard let version = controls[.v] else { return }
+        guard case .number(let number) = version else { throw .wrongType(expected: .number, found: version.kind, at: .root / "v") }
         guard number.value == 1 else {
-            throw .invalidRequest("unsupported protocol version \(number.text); this daemon speaks 1", at: path)
+            throw .invalidRequest("unsupported protocol version \(number.text); this daemon speaks 1", at: .root / "v")
         }
     }
 
     private func requestID() throws(WireError) -> RequestID? {
-        switch controls["id"] {
+        switch controls[.id] {
         case nil, .null?: return nil
         case .string(let text)?: return .string(text)
         case .number(let number)?:
@@ -209,10 +223,12 @@ private struct TopLevelFields {
     }
 
     private func operationName() throws(WireError) -> OperationName {
-        let path = JSONPath.root / "op"
-        let text = try controls.required("op", in: .root).string(at: path)
+        let value = try controls.required(.op)
+        // Already matched while reading (the usual case): no second string comparison.
+        if let operation { return operation }
+        let text = try value.string(at: .root / "op")
         guard let name = OperationName(rawValue: text) else {
-            throw WireError(.unknownOperation, "unknown op \"\(text)\"", path: path.fieldPath)
+            throw WireError(.unknownOperation, "unknown op \"\(text)\"", path: "op")
         }
         return name
     }

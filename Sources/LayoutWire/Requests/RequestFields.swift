@@ -2,40 +2,38 @@ import LayoutEngine
 
 /// The op-specific control fields of a request, read from their generic values with their paths.
 struct RequestFields {
-    let controls: JSONObject
+    let controls: ControlFields
 
     /// `layout`: the key a layout is kept under; a non-empty string.
     func layoutKey() throws(WireError) -> String {
-        let path = JSONPath.root / "layout"
-        let key = try controls.required("layout", in: .root).string(at: path)
-        guard !key.isEmpty else { throw .invalidRequest("must not be empty", at: path) }
+        let key = try controls.required(.layout).string(at: .root / "layout")
+        guard !key.isEmpty else { throw .invalidRequest("must not be empty", at: .root / "layout") }
         return key
     }
 
     /// `ifVersion`: optional, an integer >= 0.
     func ifVersion() throws(WireError) -> Int? {
-        guard let value = controls.optional("ifVersion"), value != .null else { return nil }
+        guard let value = controls.optional(.ifVersion) else { return nil }
         return try value.index(at: .root / "ifVersion")
     }
 
     /// `bounds`: `{width, height}`; `x`/`y` (a scroll position) are accepted and ignored.
     func bounds() throws(WireError) -> Size {
-        let path = JSONPath.root / "bounds"
-        return try ParametersDecoder.size(try controls.required("bounds", in: .root), at: path)
+        try ParametersDecoder.size(try controls.required(.bounds), at: .root / "bounds")
     }
 
     /// The layout input shared by `layout` and `prepare`.
     func layoutInput(sections decoded: [DecodedSection]) throws(WireError) -> LayoutInput {
         let bounds = try bounds()
         let specPath = JSONPath.root / "spec"
-        let spec = try controls.required("spec", in: .root).object(at: specPath)
+        let spec = try controls.required(.spec).object(at: specPath)
         let parameters = try ParametersDecoder.spec(spec, at: specPath)
         var contentInsets = Insets.zero
-        if let value = controls.optional("contentInsets") {
+        if let value = controls.optional(.contentInsets) {
             contentInsets = try ParametersDecoder.insets(value, at: .root / "contentInsets")
         }
         var backgrounds = false
-        if let value = controls.optional("decorations") {
+        if let value = controls.optional(.decorations) {
             let path = JSONPath.root / "decorations"
             let decorations = try value.object(at: path)
             if let flag = decorations.optional("sectionBackground") {
@@ -56,8 +54,7 @@ struct RequestFields {
 
     /// `return`: `"none"` (nil), `"all"`, or `{"rect":{…}}`; absent gives `fallback`.
     func attributes(default fallback: AttributeSelection?) throws(WireError) -> AttributeSelection? {
-        let path = JSONPath.root / "return"
-        switch controls["return"] {
+        switch controls[.return] {
         case nil, .null?:
             return fallback
         case .string("none")?:
@@ -66,45 +63,46 @@ struct RequestFields {
             return .all
         case .object(let object)?:
             guard let rect = object["rect"] else { break }
-            return .rect(try Self.rect(rect, at: path / "rect"))
+            return .rect(try Self.rect(rect, at: .root / "return" / "rect"))
         default:
             break
         }
-        throw .invalidRequest("must be \"none\", \"all\" or {\"rect\":{x,y,width,height}}", at: path)
+        throw .invalidRequest("must be \"none\", \"all\" or {\"rect\":{x,y,width,height}}", at: .root / "return")
     }
 
     /// `format`: `"objects"` (default) or `"columns"`.
     func format() throws(WireError) -> AttributesFormat {
-        guard let value = controls.optional("format") else { return .objects }
+        guard let value = controls.optional(.format) else { return .objects }
         return try value.choice(AttributesFormat.self, at: .root / "format")
     }
 
-    /// A query's target: exactly one of `rect`, `items` (already decoded) and `supplementary`.
-    func querySelection(items: [ItemIndexPath]?) throws(WireError) -> AttributeSelection {
-        let rect = controls.optional("rect")
-        let supplementary = controls.optional("supplementary")
-        let given = [rect.map { _ in "rect" }, items.map { _ in "items" }, supplementary.map { _ in "supplementary" }].compactMap { $0 }
-        guard let first = given.first else {
-            throw WireError(.invalidRequest, "a query needs one of \"rect\", \"items\" or \"supplementary\"")
-        }
-        guard given.count == 1 else {
+    /// A query's target: exactly one of `rect` and `items` (both already decoded) and `supplementary`.
+    func querySelection(rect: Result<Rect, WireError>?, items: [ItemIndexPath]?) throws(WireError) -> AttributeSelection {
+        let supplementary = controls.optional(.supplementary)
+        let givenCount = (rect == nil ? 0 : 1) + (items == nil ? 0 : 1) + (supplementary == nil ? 0 : 1)
+        if givenCount != 1 {
+            // The names are listed only on this error path: an array per query is not free.
+            let given = [rect.map { _ in "rect" }, items.map { _ in "items" }, supplementary.map { _ in "supplementary" }].compactMap { $0 }
+            guard let first = given.first else {
+                throw WireError(.invalidRequest, "a query needs one of \"rect\", \"items\" or \"supplementary\"")
+            }
             throw .invalidRequest("only one of \"rect\", \"items\" and \"supplementary\" may be given (\"\(first)\" is)", at: .root / given[1])
         }
-        if let rect { return .rect(try Self.rect(rect, at: .root / "rect")) }
+        if let rect { return .rect(try rect.get()) }
         if let items { return .items(items) }
         guard let supplementary else { throw WireError(.internal, "query target vanished") }
         return try Self.supplementary(supplementary, at: .root / "supplementary")
     }
 
     /// `{x, y, width, height}`, all required; width and height >= 0.
-    static func rect(_ value: JSONValue, at path: JSONPath) throws(WireError) -> Rect {
-        let object = try value.object(at: path)
+    static func rect(_ value: JSONValue, at path: @autoclosure () -> JSONPath) throws(WireError) -> Rect {
+        let object = try value.object(at: path())
         func field(_ name: String) throws(WireError) -> Double {
-            try object.required(name, in: path).number(at: path / name)
+            try object.required(name, in: path()).number(at: path() / name)
         }
         let rect = Rect(x: try field("x"), y: try field("y"), width: try field("width"), height: try field("height"))
-        guard rect.width >= 0 else { throw .invalidRequest("must be a number >= 0, not \(rect.width)", at: path / "width") }
-        guard rect.height >= 0 else { throw .invalidRequest("must be a number >= 0, not \(rect.height)", at: path / "height") }
+        guard rect.width >= 0 else { throw .invalidRequest("must be a number >= 0, not \(rect.width)", at: path() / "width") }
+        guard rect.height >= 0 else { throw .invalidRequest("must be a number >= 0, not \(rect.height)", at: path() / "height") }
         return rect
     }
 
