@@ -58,3 +58,11 @@ import Testing
         }
     }
 }
+
+@Suite struct GraceValidationTests {
+    @Test func aNegativeGracePeriodIsRejected() async {
+        await #expect(throws: ConfigurationError.self) {
+            try await ConfigurationLoader.load(filePath: nil, environment: ["LAYOUTD_SHUTDOWN_GRACE_SECONDS": "-1"])
+        }
+    }
+}

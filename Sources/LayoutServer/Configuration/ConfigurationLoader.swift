@@ -51,6 +51,9 @@ public enum ConfigurationLoader {
         guard hwm <= Int(Int32.max) else { throw ConfigurationError(key: "sendHighWaterMark", message: "must fit in 32 bits") }
         c.sendHighWaterMark = Int32(hwm)
         c.shutdownGraceSeconds = config.double(forKey: "shutdownGraceSeconds", default: c.shutdownGraceSeconds)
+        guard c.shutdownGraceSeconds.isFinite, c.shutdownGraceSeconds >= 0, c.shutdownGraceSeconds <= 86_400 else {
+            throw ConfigurationError(key: "shutdownGraceSeconds", message: "must be a number of seconds from 0 to 86400, not \(c.shutdownGraceSeconds)")
+        }
         c.logLevel = config.string(forKey: "log.level", default: c.logLevel)
         return c
     }

@@ -96,6 +96,8 @@ final class IOLoop {
             if let since = drainingSince {
                 if isIdle() {
                     _ = deliverMailbox()
+                    // Requests that arrived after the last look are answered `busy`, not left to time out.
+                    while receiveRequests(accepting: false) {}
                     break
                 }
                 if ContinuousClock.now - since > .seconds(graceSeconds) {
@@ -233,6 +235,7 @@ final class IOLoop {
     private func close() {
         // A short linger lets the last replies leave before the context terminates; bounded, so it cannot hang.
         try? front.set(.linger, 1000)
+        try? events.set(.linger, 1000)
         front.close()
         statsSocket.close()
         events.close()

@@ -16,7 +16,7 @@ struct BatchOps {
         } catch {
             throw WireError(error)
         }
-        return try publish(id: id, key: request.layout, layout: applied.layout, batch: applied.batch)
+        return try publish(id: id, key: request.layout, from: entry, layout: applied.layout, batch: applied.batch)
     }
 
     func diff(id: RequestID?, request: DiffRequest) throws(WireError) -> ReplyBody {
@@ -29,7 +29,7 @@ struct BatchOps {
         } catch {
             throw WireError(error)
         }
-        return try publish(id: id, key: request.layout, layout: applied.layout, batch: applied.batch)
+        return try publish(id: id, key: request.layout, from: entry, layout: applied.layout, batch: applied.batch)
     }
 
     private func check(_ ifVersion: Int?, against entry: LayoutStore.Entry) throws(WireError) {
@@ -39,9 +39,9 @@ struct BatchOps {
 
     /// Keeps the new layout and publishes the batch (even an empty one: it still bumps the version,
     /// so that versions stay one per change a client asked for).
-    private func publish(id: RequestID?, key: String, layout: PreparedLayout, batch: NormalizedBatch) throws(WireError) -> ReplyBody {
+    private func publish(id: RequestID?, key: String, from entry: LayoutStore.Entry, layout: PreparedLayout, batch: NormalizedBatch) throws(WireError) -> ReplyBody {
         handler.stats.recordItemsPrepared(layout.itemCount)
-        let version = try handler.keep(layout, key: key, cause: .batch(BatchEncoding.members(of: batch)))
+        let version = try handler.keep(layout, key: key, cause: .batch(BatchEncoding.members(of: batch)), expectedVersion: entry.version)
         return ReplyBody(ReplyEncoder.successBody(id: id, result: BatchResult(layout: key, version: version, batch: batch, contentSize: layout.contentSize)))
     }
 }

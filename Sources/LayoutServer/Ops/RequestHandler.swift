@@ -71,7 +71,7 @@ struct RequestHandler: JobHandler {
             var input = entry.layout.input
             input.bounds = change.bounds
             let layout = try prepare(input)
-            let version = try keep(layout, key: change.layout, cause: .bounds)
+            let version = try keep(layout, key: change.layout, cause: .bounds, expectedVersion: entry.version)
             return ReplyBody(ReplyEncoder.successBody(id: id, result: BoundsResult(invalidated: true, version: version, contentSize: layout.contentSize)))
 
         case .update(let update):
@@ -103,11 +103,16 @@ struct RequestHandler: JobHandler {
     }
 
     /// Stores `layout` under `key`; too large for the whole store is `too_large`.
-    func keep(_ layout: PreparedLayout, key: String, cause: StoreCause) throws(WireError) -> Int {
-        guard let version = store.store(layout, forKey: key, cause: cause) else {
+    /// - Parameter expectedVersion: the version the change was computed from (see `LayoutStore.store`).
+    func keep(_ layout: PreparedLayout, key: String, cause: StoreCause, expectedVersion: Int? = nil) throws(WireError) -> Int {
+        switch store.store(layout, forKey: key, cause: cause, expectedVersion: expectedVersion) {
+        case .stored(let version):
+            return version
+        case .tooLarge:
             throw WireError(.tooLarge, "the layout needs \(layout.byteCount) bytes, more than the store's bound of \(store.capacityBytes)", path: "layout")
+        case .stale:
+            throw WireError(.unknownLayout, "the layout \"\(key)\" was evicted while this request ran; prepare it again", path: "layout")
         }
-        return version
     }
 
     func existing(_ key: String) throws(WireError) -> LayoutStore.Entry {

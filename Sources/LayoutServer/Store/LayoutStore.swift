@@ -70,13 +70,26 @@ public final class LayoutStore: Sendable {
         }
     }
 
+    /// What `store` did.
+    public enum Outcome: Sendable, Hashable {
+        /// Kept, at this version.
+        case stored(version: Int)
+        /// The layout alone is over the store's bound; nothing changed.
+        case tooLarge
+        /// The layout this change was computed from is no longer kept at the expected version (an
+        /// eviction, triggered by work on another key, removed it meanwhile); nothing changed.
+        case stale
+    }
+
     /// Keeps `layout` under `key` with the next version, publishing what `cause` implies, and evicts
     /// least recently used layouts while the store is over its bound.
-    /// - Returns: the new version, or nil when the layout alone is over the store's bound.
-    public func store(_ layout: PreparedLayout, forKey key: String, cause: StoreCause) -> Int? {
+    /// - Parameter expectedVersion: for a change computed from a kept layout (bounds, update, diff), the
+    ///   version it was computed from: the change applies only if that layout is still kept as it was.
+    public func store(_ layout: PreparedLayout, forKey key: String, cause: StoreCause, expectedVersion: Int? = nil) -> Outcome {
         let bytes = layout.byteCount
-        guard bytes <= capacityBytes else { return nil }
+        guard bytes <= capacityBytes else { return .tooLarge }
         return state.withLock { state in
+            if let expectedVersion, state.entries[key]?.version != expectedVersion { return .stale }
             let previous = state.lastVersions[key]
             let version = (previous ?? 0) + 1
             state.lastVersions[key] = version
@@ -95,7 +108,7 @@ public final class LayoutStore: Sendable {
                 onChange(.batch(key: key, version: version, members: members, contentSize: layout.contentSize))
             }
             evictOverflow(&state, keeping: key)
-            return version
+            return .stored(version: version)
         }
     }
 
@@ -125,7 +138,9 @@ public final class LayoutStore: Sendable {
 
     private func evictOverflow(_ state: inout State, keeping key: String) {
         while state.totalBytes > capacityBytes {
-            let victim = state.entries.filter { $0.key != key }.min { $0.value.lastUse < $1.value.lastUse }
+            // A scan, not a sorted structure: evictions are rare next to lookups. Lazily, so the scan
+            // does not copy the store while its lock is held.
+            let victim = state.entries.lazy.filter { $0.key != key }.min { $0.value.lastUse < $1.value.lastUse }
             guard let (victimKey, entry) = victim else { return }
             state.entries[victimKey] = nil
             state.totalBytes -= entry.bytes

@@ -1,0 +1,61 @@
+import LayoutEngine
+import LayoutWire
+import Synchronization
+import Testing
+@testable import LayoutServer
+
+@Suite struct LayoutStoreTests {
+    private func layout(items: Int) throws -> PreparedLayout {
+        try PreparedLayout.prepare(LayoutInput(bounds: Size(width: 100, height: 100), parameters: .list(ListParameters()), sections: [Section(count: items)]))
+    }
+
+    /// Records what the store publishes.
+    private final class Changes: Sendable {
+        let recorded = Mutex<[String]>([])
+        func record(_ change: StoreChange) {
+            recorded.withLock { list in
+                switch change {
+                case let .invalidated(key, version, reason, _): list.append("\(key) v\(version) \(reason.rawValue)")
+                case let .batch(key, version, _, _): list.append("\(key) v\(version) batch")
+                }
+            }
+        }
+    }
+
+    @Test func aChangeComputedFromAnEvictedLayoutIsRefusedAndPublishesNothing() throws {
+        let changes = Changes()
+        let small = try layout(items: 10)
+        // Room for one such layout only: storing b evicts a.
+        let store = LayoutStore(capacityBytes: small.byteCount + small.byteCount / 2) { changes.record($0) }
+        #expect(store.store(small, forKey: "a", cause: .prepare) == .stored(version: 1))
+        let readForUpdate = try #require(store.entry(forKey: "a"))
+        #expect(store.store(small, forKey: "b", cause: .prepare) == .stored(version: 1))
+        #expect(store.entry(forKey: "a") == nil)
+        // The update of a, computed from version 1, must not bring a back.
+        #expect(store.store(small, forKey: "a", cause: .batch([]), expectedVersion: readForUpdate.version) == .stale)
+        #expect(store.entry(forKey: "a") == nil)
+        #expect(changes.recorded.withLock { $0 } == ["a v2 evicted"])
+    }
+
+    @Test func aChangeFromTheCurrentVersionIsKeptAndPublished() throws {
+        let changes = Changes()
+        let store = LayoutStore(capacityBytes: 1 << 20) { changes.record($0) }
+        #expect(store.store(try layout(items: 3), forKey: "k", cause: .prepare) == .stored(version: 1))
+        #expect(store.store(try layout(items: 4), forKey: "k", cause: .bounds, expectedVersion: 1) == .stored(version: 2))
+        #expect(store.store(try layout(items: 4), forKey: "k", cause: .bounds, expectedVersion: 1) == .stale)
+        #expect(changes.recorded.withLock { $0 } == ["k v2 bounds"])
+    }
+
+    @Test func evictionTakesTheLeastRecentlyUsedFirst() throws {
+        let changes = Changes()
+        let one = try layout(items: 10)
+        let store = LayoutStore(capacityBytes: 2 * one.byteCount + one.byteCount / 2) { changes.record($0) }
+        _ = store.store(one, forKey: "a", cause: .prepare)
+        _ = store.store(one, forKey: "b", cause: .prepare)
+        _ = store.entry(forKey: "a")
+        _ = store.store(one, forKey: "c", cause: .prepare)
+        #expect(changes.recorded.withLock { $0 } == ["b v2 evicted"])
+        #expect(store.usage.count == 2)
+        #expect(store.store(try layout(items: 100_000), forKey: "huge", cause: .prepare) == .tooLarge)
+    }
+}
