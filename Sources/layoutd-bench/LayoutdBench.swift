@@ -86,16 +86,3 @@ enum LayoutdBench {
         print(text, to: &standardError)
     }
 }
-
-/// stderr as a `TextOutputStream`, through the file descriptor (libc's `stderr` is shared mutable state
-/// that Swift 6 will not touch).
-struct StandardError: TextOutputStream {
-    mutating func write(_ string: String) {
-        writeToStandardError(string)
-    }
-}
-
-private func writeToStandardError(_ string: String) {
-    var text = string
-    text.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
-}
