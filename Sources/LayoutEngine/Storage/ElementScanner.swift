@@ -10,23 +10,13 @@ struct ElementScanner {
     /// The width of the background decorations; nil when sections have none.
     let backgroundWidth: Double?
 
-    /// The section holding element `ordinal`: the last start that is <= ordinal, skipping empty sections.
-    func section(ofOrdinal ordinal: Int) -> Int {
-        var low = 0
-        var high = ordinalStarts.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if ordinalStarts[mid] <= ordinal { low = mid } else { high = mid - 1 }
-        }
-        return low
-    }
 
     /// Calls `body` for every element with an ordinal in `range` whose content-coordinate frame `filter`
     /// accepts, in layout order: per section header, cells by item, footer, decoration.
     @inline(__always)
     func forEach<Filter: FrameFilter>(inOrdinals range: Range<Int>, where filter: Filter, _ body: (LayoutElement) -> Void) {
         guard !range.isEmpty else { return }
-        var section = self.section(ofOrdinal: range.lowerBound)
+        var section = ordinalStarts.section(holdingOrdinal: range.lowerBound)
         var ordinal = range.lowerBound
         while ordinal < range.upperBound, section < sections.count {
             let top = tops[section]

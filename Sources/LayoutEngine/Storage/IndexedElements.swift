@@ -34,7 +34,7 @@ struct IndexedElements {
     /// Adds every element from ordinal `first` on.
     private func addElements(from first: Int, to leaves: inout RectIndex.Leaves) {
         guard first < count else { return }
-        var section = self.section(ofOrdinal: first)
+        var section = ordinalStarts.section(holdingOrdinal: first)
         // Elements of `section` already added (or kept) before `first`.
         var skip = first - ordinalStarts[section]
         while section < sectionFrames.count {
@@ -56,15 +56,4 @@ struct IndexedElements {
         }
     }
 
-    /// The section holding element `ordinal`: the last start that is <= ordinal (empty sections share
-    /// their start with the next one).
-    private func section(ofOrdinal ordinal: Int) -> Int {
-        var low = 0
-        var high = ordinalStarts.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if ordinalStarts[mid] <= ordinal { low = mid } else { high = mid - 1 }
-        }
-        return low
-    }
 }

@@ -2,8 +2,15 @@ import LayoutWire
 
 /// Replies the I/O thread writes itself, without a worker.
 enum ErrorReplies {
-    /// `busy`, echoing the request's id when it can be found cheaply.
+    /// How much of a body the I/O thread reads to find its id: the thread every client shares must not
+    /// skip through a 50 MB job (with `id` after `sections`) just to refuse it when the daemon is full.
+    static let idSearchBytes = 64 * 1024
+
+    /// `busy`, echoing the request's id when it stands in the body's first `idSearchBytes`.
     static func busy(for body: RequestBody, message: String) -> [UInt8] {
-        ReplyEncoder.failure(id: body.withUnsafeBytes { RequestDecoder.requestID(in: $0) }, error: WireError(.busy, message))
+        let id = body.withUnsafeBytes { bytes in
+            RequestDecoder.requestID(in: UnsafeRawBufferPointer(rebasing: bytes.prefix(idSearchBytes)))
+        }
+        return ReplyEncoder.failure(id: id, error: WireError(.busy, message))
     }
 }

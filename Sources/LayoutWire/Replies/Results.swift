@@ -192,7 +192,8 @@ public struct BoundsResult: WireResult, Hashable, Sendable {
     }
 }
 
-/// `drop` → `{"layout":…,"version":…}`: the key and the version it had when it was dropped.
+/// `drop` → `{"layout":…,"version":…}`: the key and the version of the `invalidated` (`dropped`) event the
+/// drop published, one more than the layout's last version.
 public struct DropResult: WireResult, Hashable, Sendable {
     public var layout: String
     public var version: Int
