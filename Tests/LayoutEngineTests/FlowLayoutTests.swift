@@ -186,6 +186,37 @@ private func section(_ items: [ItemSizing], header: Double? = nil, footer: Doubl
         #expect(layout.sectionTops == [0, 21])
     }
 
+    @Test func centeredFramesAreIntegralInContentCoordinatesBelowAFractionalSectionTop() throws {
+        // W 320. Section 0: header 44.5, one 100×40 row → centred (110, 44.5) → integral (110, 44, 100, 41);
+        // the row ends at 84.5, the footer (10.25) at 94.75: section 1 starts at 94.75.
+        // Section 1: one 100×40 row at content y 94.75 → integral (110, 94, 100, 41), not (110, 94.75, 100, 40).
+        let p = flowParameters(transform: .center, footer: 10.25)
+        let layout = try prepareFlow(p, sections: [section([item(100, 40)], header: 44.5), section([item(100, 40)], footer: 0)])
+        #expect(cellFrames(layout, section: 0) == [Rect(x: 110, y: 44, width: 100, height: 41)])
+        #expect(layout.sectionTops == [0, 94.75])
+        #expect(cellFrames(layout, section: 1) == [Rect(x: 110, y: 94, width: 100, height: 41)])
+        // The section ends under its rounded frame: 135, not 134.75.
+        #expect(layout.contentSize.height == 135)
+    }
+
+    @Test func centeredFramesStayIntegralWhenABatchMovesTheSectionByAFraction() throws {
+        let p = flowParameters(transform: .center)
+        let layout = try prepareFlow(p, sections: [
+            section([item(100, 40)], footer: 5.5), section((0..<40).map { item(Double(30 + $0 % 7 * 10), 20.5) }),
+        ])
+        #expect(layout.sectionTops[1] == 45.5)
+        // A reload makes section 0 a quarter point taller: section 1 moves from 45.5 to 45.75 and rounds anew.
+        let batch = BatchUpdate([.reload(ItemPath(section: 0, item: 0), ItemSizing(height: 40.25, width: 100), id: nil)])
+        let updated = try layout.applying(batch, options: .serial).layout
+        let full = try PreparedLayout.prepare(updated.input, options: .serial)
+        #expect(updated.sectionTops[1] == 45.75)
+        for item in 0..<40 {
+            let frame = try #require(updated.cell(item: item, section: 1)?.frame)
+            #expect(frame == full.cell(item: item, section: 1)?.frame)
+            #expect(frame.minY == frame.minY.rounded(.down) && frame.height == frame.height.rounded(.down))
+        }
+    }
+
     @Test func fillScalesEachRowIncludingTheLastToTheRowWidth() throws {
         // W 300, spacing 10. Row 0: 50, 70, 60 × 40 → Σw 180, s = (300 - 20) / 180 = 1.5556.
         //   maxX_0 = round(77.78) = 78 → x 0 w 78; maxX_1 = round(77.78 + 108.89 + 10) = round(196.67) = 197

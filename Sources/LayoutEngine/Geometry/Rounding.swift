@@ -15,3 +15,17 @@ extension Rect {
         return Rect(x: minX, y: minY, width: maxX.ceiled - minX, height: maxY.ceiled - minY)
     }
 }
+
+extension Double {
+    /// The section-local y that lands exactly on this content y once the section's `top` is added back
+    /// (`local + top`, as every answer computes it). `self - top` alone can miss by an ulp when `top` has
+    /// low bits this value lacks, which would turn an integral frame into a fractional one.
+    func sectionLocal(below top: Double) -> Double {
+        var local = self - top
+        // Addition is monotonic, so at most a few steps toward the target; bounded in case no double lands
+        // exactly (then the nearest one stays).
+        for _ in 0..<4 where local + top < self { local = local.nextUp }
+        for _ in 0..<4 where local + top > self { local = local.nextDown }
+        return local
+    }
+}

@@ -77,7 +77,7 @@ enum FlowLayout: SectionLayout {
         let sizes = FlowItemSizes(items: section.items, defaultSize: p.defaultItemSize, rowWidth: rowWidth)
         let transform = FlowRowTransform(
             kind: p.rowTransform, rowWidth: rowWidth, left: insets.left,
-            spacing: p.interitemSpacing, fillMaxScale: p.fillMaxScale
+            spacing: p.interitemSpacing, fillMaxScale: p.fillMaxScale, sectionTop: context.top
         )
 
         let start = restart?.start ?? RowStart(item: 0, previous: .none, y: top, maxY: top)
@@ -92,7 +92,10 @@ enum FlowLayout: SectionLayout {
         let footer = context.hasFooter ? Rect(x: 0, y: y, width: W, height: context.footerHeight) : nil
         if footer != nil { y += context.footerHeight }
         // `center` rounds frames but not the rows' advance, so a frame may end up to 1pt lower.
-        return SectionFrames(cells: cells, header: header, footer: footer, height: Swift.max(y, cellsMaxY), checkpoints: checkpoints)
+        return SectionFrames(
+            cells: cells, header: header, footer: footer, height: Swift.max(y, cellsMaxY), checkpoints: checkpoints,
+            roundingTop: p.rowTransform == .center ? context.top : nil
+        )
     }
 
     /// Places the items from `start` on; returns where the rows end (unrounded) and the greatest cell maxY.

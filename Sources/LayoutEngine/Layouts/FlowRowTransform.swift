@@ -9,6 +9,8 @@ struct FlowRowTransform {
     let spacing: Double
     /// 0 means no cap.
     let fillMaxScale: Double
+    /// The section's top in content coordinates, which `center` rounds in.
+    let sectionTop: Double
 
     /// Rewrites `row`'s frames; returns how far the row advances y and the greatest maxY it emitted.
     func apply(to row: FlowRow, in frames: MutableFrameColumns) -> (advance: Double, maxY: Double) {
@@ -23,15 +25,16 @@ struct FlowRowTransform {
         }
     }
 
-    /// Shifts the row by `(Wr - rowWidth) / 2`, then `integral`. Only the emitted frames are rounded:
-    /// the row still advances by its unrounded height. Returns the emitted maxY.
+    /// Shifts the row by `(Wr - rowWidth) / 2`, then `integral` in content coordinates (where the frame
+    /// is drawn: a section may start at a fractional y). Only the emitted frames are rounded: the row
+    /// still advances by its unrounded height. Returns the emitted maxY, section-local.
     private func center(_ row: FlowRow, in frames: MutableFrameColumns) -> Double {
         let shift = (rowWidth - row.used) / 2
         var maxY = row.y + row.height
         for j in row.start..<row.end {
-            let frame = Rect(x: frames.xs[j] + shift, y: row.y, width: frames.widths[j], height: row.height).integral
-            frames.set(j, frame)
-            maxY = frame.maxY
+            let frame = Rect(x: frames.xs[j] + shift, y: sectionTop + row.y, width: frames.widths[j], height: row.height).integral
+            frames.set(j, x: frame.x, y: frame.y.sectionLocal(below: sectionTop), width: frame.width, height: frame.height)
+            maxY = frame.maxY.sectionLocal(below: sectionTop)
         }
         return maxY
     }

@@ -21,6 +21,10 @@ struct SectionContext: Sendable {
     var footerHeight: Double
     /// How a layout may split large item ranges.
     var segments: Segments
+    /// The section's top in content coordinates. Frames are stored section-local, but a layout that
+    /// makes frames integral (flow's `center`) must round them where they are drawn, in content
+    /// coordinates; such a layout records this top in `SectionFrames.roundingTop`.
+    var top: Double = 0
 
     var hasHeader: Bool { headerHeight > 0 }
     var hasFooter: Bool { footerHeight > 0 }
@@ -28,13 +32,14 @@ struct SectionContext: Sendable {
 
 extension SectionContext {
     /// The context of section `index` of `input`, as `PreparedLayout.layOutSection` builds it.
-    init(section index: Int, of input: LayoutInput, segments: Segments) {
+    init(section index: Int, of input: LayoutInput, segments: Segments, top: Double = 0) {
         self.init(
             boundsWidth: input.bounds.width,
             contentWidth: input.contentWidth,
             headerHeight: input.headerHeight(forSection: index),
             footerHeight: input.footerHeight(forSection: index),
-            segments: segments
+            segments: segments,
+            top: top
         )
     }
 }

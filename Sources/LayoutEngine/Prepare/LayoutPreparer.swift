@@ -7,7 +7,8 @@ extension PreparedLayout {
         try input.validate(limits: options.limits)
         var segments = options.segments
         if input.itemCount < options.parallelThreshold { segments.isParallel = false }
-        let frames = layOutSections(of: input, indices: Array(input.sections.indices), segments: segments)
+        var frames = layOutSections(of: input, indices: Array(input.sections.indices), segments: segments)
+        settleRoundingTops(of: &frames, in: input, segments: segments)
         return PreparedLayout(input: input, sectionFrames: frames, backgroundWidth: backgroundWidth(of: input))
     }
 
@@ -24,15 +25,29 @@ extension PreparedLayout {
         input.parameters.kind == .columnFlow ? input.bounds.width : input.contentWidth
     }
 
-    static func layOutSection(_ index: Int, of input: LayoutInput, segments: Segments) -> SectionFrames {
+    /// Lays out again, in order, every section whose frames were rounded against another top than the one
+    /// it lands at (see `SectionContext.top`); returns the indices it laid out again.
+    ///
+    /// Sections are laid out in parallel before their tops are known, each assuming a guess (0, or its
+    /// top before a batch); only a section that rounds against its top and guessed wrong costs a second
+    /// pass. It runs in order because such a section's height (its rounded maxY) moves the ones after it.
+    @discardableResult
+    static func settleRoundingTops(of frames: inout [SectionFrames], in input: LayoutInput, segments: Segments) -> [Int] {
+        var settled: [Int] = []
+        var top = 0.0
+        for index in frames.indices {
+            if let guess = frames[index].roundingTop, guess != top {
+                frames[index] = layOutSection(index, of: input, segments: segments, top: top)
+                settled.append(index)
+            }
+            top += frames[index].height
+        }
+        return settled
+    }
+
+    static func layOutSection(_ index: Int, of input: LayoutInput, segments: Segments, top: Double = 0) -> SectionFrames {
         let section = input.sections[index]
-        let context = SectionContext(
-            boundsWidth: input.bounds.width,
-            contentWidth: input.contentWidth,
-            headerHeight: input.headerHeight(forSection: index),
-            footerHeight: input.footerHeight(forSection: index),
-            segments: segments
-        )
+        let context = SectionContext(section: index, of: input, segments: segments, top: top)
         switch input.parameters(forSection: index) {
         case .columnFlow(let p): return ColumnFlowLayout.layOut(section, parameters: p, context: context)
         case .mosaic(let p): return MosaicLayout.layOut(section, parameters: p, context: context)

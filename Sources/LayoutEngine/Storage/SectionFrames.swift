@@ -10,16 +10,20 @@ public struct SectionFrames: Hashable, Sendable {
     public var height: Double
     /// What a batch needs to resume laying the section out part way through (flow and waterfall keep some).
     var checkpoints: SectionCheckpoints
+    /// The section top (content coordinates) its frames were made integral against, for a layout that
+    /// rounds where frames are drawn (flow's `center`); nil when the frames do not depend on the top.
+    var roundingTop: Double?
 
     public init(cells: FrameColumns, header: Rect?, footer: Rect?, height: Double) {
         self.init(cells: cells, header: header, footer: footer, height: height, checkpoints: .none)
     }
 
-    init(cells: FrameColumns, header: Rect?, footer: Rect?, height: Double, checkpoints: SectionCheckpoints) {
+    init(cells: FrameColumns, header: Rect?, footer: Rect?, height: Double, checkpoints: SectionCheckpoints, roundingTop: Double? = nil) {
         self.cells = cells
         self.header = header
         self.footer = footer
         self.height = height
         self.checkpoints = checkpoints
+        self.roundingTop = roundingTop
     }
 }

@@ -34,7 +34,10 @@ extension PreparedLayout {
             frames[invalidation.section] = section.frames
             resumed[invalidation.section] = section
         }
-        let newFrames = frames.compactMap { $0 }
+        var newFrames = frames.compactMap { $0 }
+        for index in Self.settleRoundingTops(of: &newFrames, in: newInput, segments: segments) {
+            resumed[index] = .whole(newFrames[index])
+        }
         let layout = PreparedLayout(
             input: newInput, sectionFrames: newFrames, backgroundWidth: Self.backgroundWidth(of: newInput),
             reusingIndexOf: index, unchangedElements: unchangedElements(reuse: reuse, resumed: resumed, newFrames: newFrames)

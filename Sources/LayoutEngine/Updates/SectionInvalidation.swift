@@ -77,7 +77,9 @@ extension PreparedLayout {
             return .whole(layOutSection(index, of: input, segments: segments))
         }
         let section = input.sections[index]
-        let context = SectionContext(section: index, of: input, segments: segments)
+        // A section that rounds against its top most often keeps it (the batch changed only this
+        // section); when it moved, `settleRoundingTops` lays it out again.
+        let context = SectionContext(section: index, of: input, segments: segments, top: previous.roundingTop ?? 0)
         let first = invalidation.firstAffectedItem
         switch input.parameters(forSection: index) {
         case .columnFlow(let p): return ColumnFlowLayout.layOut(section, parameters: p, context: context, resumingFrom: previous, at: first)

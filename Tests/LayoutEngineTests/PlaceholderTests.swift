@@ -1,4 +1,0 @@
-import Testing
-@testable import LayoutEngine
-
-@Test func moduleLinks() {}
