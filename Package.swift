@@ -34,6 +34,12 @@ let package = Package(
             linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
         ),
         .target(name: "LayoutWire", dependencies: ["LayoutEngine"]),
+        // Pictures of layouts as SVG (layoutctl render), kept apart from the command so they can be tested.
+        .target(
+            name: "LayoutRender",
+            dependencies: ["LayoutEngine"],
+            linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
+        ),
         .target(
             name: "LayoutServer",
             dependencies: [
@@ -56,7 +62,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "layoutctl",
-            dependencies: ["LayoutClient", "LayoutWire", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "LayoutClient", "LayoutWire", "LayoutEngine", "LayoutRender",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine", "LayoutTestKit"]),
         .executableTarget(
@@ -67,6 +76,16 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutTestKit"]),
+        .testTarget(
+            name: "LayoutRenderTests",
+            dependencies: [
+                "LayoutRender", "LayoutEngine", "LayoutWire", "LayoutServer", "LayoutClient", "layoutctl",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            // Job files read by path (#filePath), as the examples are.
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "LayoutWireTests", dependencies: ["LayoutWire", "LayoutEngine", "LayoutTestKit"]),
         .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutClient", "ZeroMQ", "LayoutWire", "LayoutEngine", "LayoutTestKit"]),

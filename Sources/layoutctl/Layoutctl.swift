@@ -5,16 +5,17 @@ import ArgumentParser
 struct Layoutctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "layoutctl",
-        abstract: "Submit, query and update layouts on a running layoutd; watch its events and stats.",
+        abstract: "Submit, query and update layouts on a running layoutd; watch its events and stats; draw layouts.",
         discussion: """
             Job files are the JSON of PROTOCOL.md without op and id (see examples/jobs); '-' reads standard input.
-            Exit status: 0 on success, 1 when the daemon answered with an error, 2 when no answer came or \
-            the input could not be read, 64 for usage errors.
+            Exit status: 0 on success, 1 when the daemon answered with an error (render: also an invalid job \
+            file), 2 when no answer came, the input could not be read or render's output not written, 64 for \
+            usage errors (render: also a picture over --limit).
             """,
         subcommands: [
             PingCommand.self, LayoutCommand.self, PrepareCommand.self, QueryCommand.self, BoundsCommand.self,
             UpdateCommand.self, DiffCommand.self, DropCommand.self, ListCommand.self, WatchCommand.self,
-            StatsCommand.self,
+            StatsCommand.self, RenderCommand.self,
         ]
     )
 
