@@ -6,6 +6,8 @@ protocol WaterfallColumnHeights {
     /// grows that column by `advance` (the slot's height plus the spacing) and returns the column and
     /// the y it had before.
     mutating func placeOnShortest(advance: Double) -> (column: Int, y: Double)
+    /// The tallest column's height.
+    var tallest: Double { get }
     /// Saves every column's height, by column, then `bottom`, as the checkpoint before `item`.
     func save(into checkpoints: inout SectionCheckpoints, before item: Int, bottom: Double)
 }
@@ -28,6 +30,8 @@ struct PairedWaterfallColumns: WaterfallColumnHeights {
         left = y + advance
         return (0, y)
     }
+
+    var tallest: Double { Swift.max(left, right) }
 
     func save(into checkpoints: inout SectionCheckpoints, before item: Int, bottom: Double) {
         checkpoints.append(item: item, state: [left, right, bottom])
@@ -58,6 +62,8 @@ struct ScannedWaterfallColumns: WaterfallColumnHeights {
         heights[shortest] = y + advance
         return (shortest, y)
     }
+
+    var tallest: Double { heights.max() ?? 0 }
 
     func save(into checkpoints: inout SectionCheckpoints, before item: Int, bottom: Double) {
         checkpoints.append(item: item, state: heights, then: bottom)
@@ -119,6 +125,8 @@ struct HeapedWaterfallColumns: WaterfallColumnHeights {
         }
         heap[slot] = moving
     }
+
+    var tallest: Double { heights.max() ?? 0 }
 
     func save(into checkpoints: inout SectionCheckpoints, before item: Int, bottom: Double) {
         checkpoints.append(item: item, state: heights, then: bottom)

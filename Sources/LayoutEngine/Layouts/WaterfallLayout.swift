@@ -108,9 +108,19 @@ enum WaterfallLayout: SectionLayout {
         _ items: ItemSizes, from first: Int, _ placement: Placement,
         columns: inout Columns, bottom: inout Double, into frames: MutableFrameColumns, checkpoints: inout SectionCheckpoints
     ) {
+        if placement.spacing == 0 {
+            place(items, from: first, placement, spacing: Unspaced(), columns: &columns, bottom: &bottom, into: frames, checkpoints: &checkpoints)
+        } else {
+            place(items, from: first, placement, spacing: Spaced(spacing: placement.spacing), columns: &columns, bottom: &bottom, into: frames, checkpoints: &checkpoints)
+        }
+    }
+
+    private static func place<Columns: WaterfallColumnHeights, Spacing: WaterfallSpacing>(
+        _ items: ItemSizes, from first: Int, _ placement: Placement, spacing: Spacing,
+        columns: inout Columns, bottom: inout Double, into frames: MutableFrameColumns, checkpoints: inout SectionCheckpoints
+    ) {
         let grid = placement.grid
         let padding = placement.padding
-        let spacing = placement.spacing
         // The item's content width; its frame keeps the tutorial's `insetBy`: slot width - 2 * padding.
         let itemWidth = grid.columnWidth - 2 * padding
         let count = items.count
@@ -121,9 +131,8 @@ enum WaterfallLayout: SectionLayout {
                 let end = Swift.min(count, (start / checkpointInterval + 1) * checkpointInterval)
                 for item in start..<end {
                     let slotHeight = heights.height(at: item) + 2 * padding
-                    // `y + (slot + spacing)`, as seed 004 grows a column by `height + padding`.
-                    let (column, y) = columns.placeOnShortest(advance: slotHeight + spacing)
-                    bottom = Swift.max(bottom, y + slotHeight)
+                    let (column, y) = columns.placeOnShortest(advance: spacing.advance(slotHeight))
+                    spacing.lower(&bottom, toSlotEndingAt: y + slotHeight)
                     frames.set(
                         item,
                         x: grid.x(ofColumn: placement.firstColumn + column) + padding,
@@ -132,9 +141,39 @@ enum WaterfallLayout: SectionLayout {
                         height: slotHeight - 2 * padding
                     )
                 }
-                if keepsCheckpoints, end < count { columns.save(into: &checkpoints, before: end, bottom: bottom) }
+                if keepsCheckpoints, end < count {
+                    columns.save(into: &checkpoints, before: end, bottom: Spacing.tracksBottom ? bottom : columns.tallest)
+                }
                 start = end
             }
         }
+        if !Spacing.tracksBottom { bottom = columns.tallest }
     }
+}
+
+/// How a column grows past a slot, and how the section's bottom is found.
+private protocol WaterfallSpacing {
+    /// Whether `lower(_:toSlotEndingAt:)` keeps the bottom; if not, it is the tallest column.
+    static var tracksBottom: Bool { get }
+    /// How far a slot `slotHeight` tall moves its column down.
+    func advance(_ slotHeight: Double) -> Double
+    /// Moves `bottom` down to `slotEnd` if it is lower.
+    func lower(_ bottom: inout Double, toSlotEndingAt slotEnd: Double)
+}
+
+/// No `interitemSpacing` (the tutorial): a column's height is its last slot's end, so the lowest slot end
+/// is the tallest column, found once at the end rather than compared per item.
+private struct Unspaced: WaterfallSpacing {
+    static var tracksBottom: Bool { false }
+    @inline(__always) func advance(_ slotHeight: Double) -> Double { slotHeight }
+    @inline(__always) func lower(_ bottom: inout Double, toSlotEndingAt slotEnd: Double) {}
+}
+
+/// With `interitemSpacing`: a column ends `spacing` past its last slot, so the lowest slot end is kept.
+private struct Spaced: WaterfallSpacing {
+    let spacing: Double
+    static var tracksBottom: Bool { true }
+    /// `slot + spacing`, grouped as seed 004 grows a column by `height + padding`.
+    @inline(__always) func advance(_ slotHeight: Double) -> Double { slotHeight + spacing }
+    @inline(__always) func lower(_ bottom: inout Double, toSlotEndingAt slotEnd: Double) { bottom = Swift.max(bottom, slotEnd) }
 }
