@@ -35,10 +35,10 @@ struct QueryCommand: ParsableCommand {
     @Flag(help: "With --rect, the visible bounds: pin each section's footer to its bottom.")
     var pinFooters = false
 
-    @Option(help: "With --rect and --touch: displace the cells as seed 004's springs do for this scroll delta.")
+    @Option(parsing: .unconditional, help: "With --rect and --touch: displace the cells as seed 004's springs do for this scroll delta.")
     var scrollDelta: Double?
 
-    @Option(help: "The touch x,y in content coordinates for --scroll-delta (0,0 moves nothing).", transform: ArgumentParsing.point)
+    @Option(parsing: .unconditional, help: "The touch x,y in content coordinates for --scroll-delta (0,0 moves nothing).", transform: ArgumentParsing.point)
     var touch: (x: Double, y: Double)?
 
     @Option(help: "The scroll resistance for --scroll-delta (default 1500).")
