@@ -38,8 +38,17 @@ extension LayoutClient {
     }
 
     /// `query` by rectangle: the elements of layout `key` that overlap `rect`, in layout order.
-    public func query(key: String, rect: QueryRect, format: ReplyFormat? = nil) throws(ClientError) -> Reply {
-        try call("query", fields: Self.fields(key: key, ["rect": rect.jsonValue], format: format))
+    ///
+    /// - Parameters:
+    ///   - pinning: headers and footers to pin to `rect`'s edges, `rect` being the visible bounds.
+    ///   - dynamics: a scroll whose spring displacement moves the cells.
+    public func query(
+        key: String, rect: QueryRect, format: ReplyFormat? = nil, pinning: QueryPinning? = nil, dynamics: QueryDynamics? = nil
+    ) throws(ClientError) -> Reply {
+        var selector: [String: Any] = ["rect": rect.jsonValue]
+        if let pinning { selector["pin"] = pinning.jsonValue }
+        if let dynamics { selector["dynamics"] = dynamics.jsonValue }
+        return try call("query", fields: Self.fields(key: key, selector, format: format))
     }
 
     /// `query` by index paths: the cells at `items` (those that exist).

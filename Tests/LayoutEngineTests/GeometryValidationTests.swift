@@ -254,6 +254,40 @@ private let wideInsets = Insets(top: 0, left: 150, bottom: 0, right: 250)
         #expect(cells.map(\.width) == [0, 0, 0])
     }
 
+    @Test func waterfallFixedColumnWidthNarrowerThanItsPaddingIsBlamedOnColumnWidth() {
+        // 10 - 2 × 6 < 0.
+        #expect(rejection(input(waterfall { $0.columnWidth = 10 }, sections: [section(1)]))?.path == "spec.columnWidth")
+        // A section that raises the padding is blamed for it.
+        let own = waterfall { $0.columnWidth = 20; $0.cellPadding = 11 }
+        let spec = waterfall { $0.columnWidth = 20 }
+        #expect(rejection(input(spec, sections: [section(1), section(1, parameters: own)]))?.path == "sections[1].params.cellPadding")
+    }
+
+    @Test func waterfallFixedColumnsMayReachPastTheContentWidth() throws {
+        // Seed 004: columns of 150 at 16 and 200 in a content 320 wide.
+        let cells = try preparedCells(input(width: 320, waterfall { $0.columnWidth = 150; $0.columnSpacing = 34; $0.cellPadding = 0; $0.sectionInsets = Insets(left: 16) }, sections: [section(2)]))
+        #expect(cells.map(\.x) == [16, 200])
+        #expect(cells.map(\.maxX) == [166, 350])
+    }
+
+    @Test func waterfallInsetsWiderThanTheContentAreBlamedOnSectionInsets() {
+        #expect(rejection(input(waterfall { $0.sectionInsets = wideInsets }, sections: [section(1)]))?.path == "spec.sectionInsets")
+    }
+
+    @Test func waterfallSpacingThatLeavesNegativeColumnsIsBlamedOnColumnsOrTheSectionsSpacing() {
+        // (375 - 2 × 200) / 3 < 0.
+        #expect(rejection(input(waterfall { $0.columns = 3; $0.columnSpacing = 200 }, sections: [section(1)]))?.path == "spec.columns")
+        let own = waterfall { $0.columns = 3; $0.columnSpacing = 200 }
+        let spec = waterfall { $0.columns = 3 }
+        #expect(rejection(input(spec, sections: [section(1, parameters: own)]))?.path == "sections[0].params.columnSpacing")
+    }
+
+    @Test func waterfallPaddingWiderThanTheInsetWidthIsBlamedOnCellPadding() {
+        // One column would be 375 - 100 - 100 = 175 wide, less than 2 × 90.
+        let error = rejection(input(waterfall { $0.sectionInsets = Insets(left: 100, right: 100); $0.cellPadding = 90 }, sections: [section(1)]))
+        #expect(error?.path == "spec.cellPadding")
+    }
+
     // MARK: columnFlow (avail = bounds.width - margins.left - margins.right; cellWidth = floor(avail / cols))
 
     @Test func columnFlowMarginsWiderThanTheBoundsAreRejected() {

@@ -11,13 +11,15 @@ struct PictureTests {
         let drawing = try DrawnPicture(picture.svg())
         let canvas = try #require(drawing.canvas)
 
-        // Without a rect the extent is the content: 800 px wide, as tall as the content at that scale.
-        let scale = 800 / layout.contentSize.width
-        let extent = Rect(x: 0, y: 0, width: layout.contentSize.width, height: layout.contentSize.height)
+        // Without a rect the extent is the content, widened to every frame (seed 004's right column
+        // reaches past the content width): 800 px wide, as tall as the content at that scale.
+        let elements = Fixtures.elements(of: layout)
+        let (minX, maxX) = horizontalExtent(of: elements, contentWidth: layout.contentSize.width)
+        let scale = 800 / (maxX - minX)
+        let extent = Rect(x: minX, y: 0, width: maxX - minX, height: layout.contentSize.height)
         #expect(isClose(canvas.width, 800))
         #expect(isClose(canvas.height, layout.contentSize.height * scale))
 
-        let elements = Fixtures.elements(of: layout)
         var drawnCount = 0
         for kind in ElementKind.allCases {
             let expected = elements.filter { $0.kind == kind }.map { drawn($0.frame, extent: extent, scale: scale, canvas: canvas) }
@@ -66,8 +68,9 @@ struct PictureTests {
             minY = min(minY, element.frame.minY)
             maxY = max(maxY, element.frame.maxY)
         }
-        let extent = Rect(x: 0, y: minY, width: width, height: maxY - minY)
-        let scale = 800 / width
+        let (minX, maxX) = horizontalExtent(of: elements, contentWidth: width, rect: rect)
+        let extent = Rect(x: minX, y: minY, width: maxX - minX, height: maxY - minY)
+        let scale = 800 / extent.width
         #expect(isClose(canvas.height, extent.height * scale))
         for kind in ElementKind.allCases {
             let expected = elements.filter { $0.kind == kind }.map { drawn($0.frame, extent: extent, scale: scale, canvas: canvas) }
@@ -205,4 +208,15 @@ struct PictureTests {
         #expect(bare.canvas?.y == 8)
         #expect(bare.root.number("width") == 816)
     }
+}
+
+/// The x range a picture spans: the content width, widened to every drawn frame and the rect.
+private func horizontalExtent(of elements: [LayoutElement], contentWidth: Double, rect: Rect? = nil) -> (minX: Double, maxX: Double) {
+    var minX = min(0, rect?.minX ?? 0)
+    var maxX = max(contentWidth, rect?.maxX ?? contentWidth)
+    for element in elements {
+        minX = min(minX, element.frame.minX)
+        maxX = max(maxX, element.frame.maxX)
+    }
+    return (minX, maxX)
 }

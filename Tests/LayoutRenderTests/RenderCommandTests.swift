@@ -34,7 +34,8 @@ struct RenderCommandTests {
         #expect(kinds.reduce(0, +) == layout.elementCount)
         #expect(drawing.canvas.map { isClose($0.width, 800) } == true)
         let title = try #require(drawing.root.children(named: "title").first?.text)
-        #expect(title.hasPrefix("\(job): \(layout.input.parameters.kind.rawValue), \(layout.sectionCount) sections"))
+        let sections = layout.sectionCount == 1 ? "1 section" : "\(layout.sectionCount) sections"
+        #expect(title.hasPrefix("\(job): \(layout.input.parameters.kind.rawValue), \(sections)"))
     }
 
     @Test("--rect and --width reach the picture")

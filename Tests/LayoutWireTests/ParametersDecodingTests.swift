@@ -41,6 +41,25 @@ import Testing
         #expect(try parameters(#"{"type":"waterfall","columns":3,"cellPadding":4,"itemHeight":120}"#) == .waterfall(expected))
     }
 
+    @Test func readsWaterfallSpacingParameters() throws {
+        var expected = WaterfallParameters()
+        expected.columnWidth = 150
+        expected.columnSpacing = 34
+        expected.interitemSpacing = 32
+        expected.sectionInsets = Insets(top: 16, left: 16, bottom: 10)
+        expected.tieBreak = .last
+        let spec = #"{"type":"waterfall","columnWidth":150,"columnSpacing":34,"interitemSpacing":32,"sectionInsets":{"top":16,"left":16,"bottom":10},"tieBreak":"last"}"#
+        #expect(try parameters(spec) == .waterfall(expected))
+        // null is the shared-out width, as when it is left out.
+        #expect(try parameters(#"{"type":"waterfall","columnWidth":null}"#) == .waterfall(WaterfallParameters()))
+        do {
+            _ = try parameters(#"{"type":"waterfall","tieBreak":"right"}"#)
+            Issue.record("an unknown tieBreak was accepted")
+        } catch {
+            #expect((error as? WireError)?.path == "spec.tieBreak")
+        }
+    }
+
     @Test func readsListParameters() throws {
         var expected = ListParameters()
         expected.itemHeight = 44
@@ -169,6 +188,7 @@ import Testing
                 case "insetSupplementaryViews": value = "true"
                 case "placement": value = #""shortestFirst""#
                 case "rowTransform": value = #""center""#
+                case "tieBreak": value = #""last""#
                 case "columns", "columnCount": value = "2"
                 default: value = "1"
                 }

@@ -117,16 +117,42 @@ enum FlowGeometry {
 }
 
 enum WaterfallGeometry {
-    /// Item content is `W / columns - 2 * cellPadding` wide.
+    /// `sectionInsets.left + right` must fit W; the column width (`columnWidth`, or
+    /// `(W - left - right - (n-1)*columnSpacing) / n`) must not be negative, nor the item width
+    /// `columnWidth - 2 * cellPadding`. A fixed `columnWidth` may reach past W.
     static func check(_ origin: ParameterOrigin<WaterfallParameters>, contentWidth W: Double) throws(LayoutError) {
         let p = origin.parameters
-        let padding = p.cellPadding
-        if isPlaceable(W / Double(p.columns) - 2 * padding) { return }
-        guard isPlaceable(W - 2 * padding) else {
-            // Not even a single column is wider than its padding: no column count helps.
-            throw origin.error("cellPadding", \.cellPadding, "2 × cellPadding (\((2 * padding).messageText)) exceeds the content width (\(W.messageText))")
+        let insets = p.sectionInsets
+        let inner = W - insets.left - insets.right
+        guard isPlaceable(inner) else {
+            throw origin.error("sectionInsets", \.sectionInsets, insetsMessage("sectionInsets", insets, exceed: W, "the content width"))
         }
-        let message = "\(p.columns) columns are W / columns = \((W / Double(p.columns)).messageText) wide, "
+        let padding = p.cellPadding
+        let grid = WaterfallGrid(parameters: p, contentWidth: W)
+        if let fixed = p.columnWidth {
+            if isPlaceable(fixed - 2 * padding) { return }
+            let message = "columnWidth (\(fixed.messageText)) is narrower than 2 × cellPadding (\((2 * padding).messageText))"
+            if origin.overrides(\.cellPadding) && !origin.overrides(\.columnWidth) {
+                throw origin.error("cellPadding", \.cellPadding, message)
+            }
+            throw origin.error("columnWidth", \.columnWidth, message)
+        }
+        guard isPlaceable(grid.columnWidth) else {
+            let n = p.columns
+            let message = "\(n) columns with columnSpacing \(p.columnSpacing.messageText) do not fit the width inside the sectionInsets "
+                + "(\(inner.messageText)): (\(inner.messageText) - \(n - 1) × \(p.columnSpacing.messageText)) / \(n) = \(grid.columnWidth.messageText)"
+            if origin.overrides(\.columnSpacing) && !origin.overrides(\.columns) {
+                throw origin.error("columnSpacing", \.columnSpacing, message)
+            }
+            throw origin.error("columns", \.columns, message)
+        }
+        if isPlaceable(grid.columnWidth - 2 * padding) { return }
+        guard isPlaceable(inner - 2 * padding) else {
+            // Not even a single column is wider than its padding: no column count helps.
+            let what = insets.left + insets.right > 0 ? "the width inside the sectionInsets" : "the content width"
+            throw origin.error("cellPadding", \.cellPadding, "2 × cellPadding (\((2 * padding).messageText)) exceeds \(what) (\(inner.messageText))")
+        }
+        let message = "\(p.columns) columns are \(grid.columnWidth.messageText) wide, "
             + "narrower than 2 × cellPadding (\((2 * padding).messageText))"
         if origin.overrides(\.cellPadding) && !origin.overrides(\.columns) {
             throw origin.error("cellPadding", \.cellPadding, message)

@@ -146,6 +146,10 @@ extension LayoutParameters {
             }
             try V.requireNonNegative(p.cellPadding, "\(path).cellPadding")
             try V.requireNonNegative(p.itemHeight, "\(path).itemHeight")
+            if let width = p.columnWidth { try V.requireNonNegative(width, "\(path).columnWidth") }
+            try V.requireNonNegative(p.columnSpacing, "\(path).columnSpacing")
+            try V.requireNonNegative(p.interitemSpacing, "\(path).interitemSpacing")
+            try V.validate(p.sectionInsets, "\(path).sectionInsets")
         case .list(let p):
             try V.requireNonNegative(p.itemHeight, "\(path).itemHeight")
             try V.requireNonNegative(p.spacing, "\(path).spacing")

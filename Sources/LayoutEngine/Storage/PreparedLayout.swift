@@ -125,7 +125,7 @@ public struct PreparedLayout: Sendable {
 
     /// Runs `body` with the storage borrowed as raw buffers (see `ElementScanner`).
     @inline(__always)
-    private func withScanner<Result>(_ body: (ElementScanner) -> Result) -> Result {
+    func withScanner<Result>(_ body: (ElementScanner) -> Result) -> Result {
         sectionFrames.withUnsafeBufferPointer { sections in
             sectionTops.withUnsafeBufferPointer { tops in
                 ordinalStarts.withUnsafeBufferPointer { starts in

@@ -103,11 +103,18 @@ struct RectIndex: Hashable, Sendable {
 
     /// Calls `visitLeaves` with the element range of every run of adjacent leaves whose boxes overlap
     /// `rect`, in layout order.
+    @inline(__always)
+    func forEachCandidateRange(in rect: Rect, _ visitLeaves: (Range<Int>) -> Void) {
+        forEachCandidateRange(where: BoxesOverlapping(rect: rect), visitLeaves)
+    }
+
+    /// Calls `visitLeaves` with the element range of every run of adjacent leaves whose boxes `test`
+    /// accepts, in layout order. `test` must accept every box that accepts one of its children.
     ///
     /// A depth-first walk with an explicit stack (one cursor per level), skipping the misses of a run
     /// of siblings in a tight loop; inlined, so the closure's captures are not copied per node.
     @inline(__always)
-    func forEachCandidateRange(in rect: Rect, _ visitLeaves: (Range<Int>) -> Void) {
+    func forEachCandidateRange<Test: BoxTest>(where test: Test, _ visitLeaves: (Range<Int>) -> Void) {
         let levelCount = levelStarts.count - 1
         guard levelCount > 0 else { return }
         var pending = 0..<0
@@ -121,7 +128,7 @@ struct RectIndex: Hashable, Sendable {
                     var end = starts[top + 1] - starts[top]
                     while true {
                         let base = starts[level]
-                        while node < end, !boxes[base + node].intersects(rect) { node += 1 }
+                        while node < end, !test.accepts(boxes[base + node]) { node += 1 }
                         if node == end {
                             // This run is done: resume the parent's.
                             if level == top { break }
@@ -158,4 +165,17 @@ struct RectIndex: Hashable, Sendable {
 
     /// Bytes held by the index.
     var byteCount: Int { boxes.count * MemoryLayout<Box>.stride + levelStarts.count * MemoryLayout<Int>.stride }
+}
+
+/// Which boxes of a `RectIndex` a walk descends into: those that may hold an element it wants.
+protocol BoxTest {
+    func accepts(_ box: RectIndex.Box) -> Bool
+}
+
+/// Boxes overlapping a rect: a plain rect query.
+struct BoxesOverlapping: BoxTest {
+    let rect: Rect
+
+    @inline(__always)
+    func accepts(_ box: RectIndex.Box) -> Bool { box.intersects(rect) }
 }

@@ -45,6 +45,13 @@ struct SectionCheckpoints: Hashable, Sendable {
         values.append(contentsOf: state)
     }
 
+    /// Adds a checkpoint whose state is `state` followed by `last`; together they must be `width` values.
+    mutating func append(item: Int, state: some Collection<Double>, then last: Double) {
+        items.append(item)
+        values.append(contentsOf: state)
+        values.append(last)
+    }
+
     /// The checkpoints whose item is below `limit`.
     func prefix(below limit: Int) -> SectionCheckpoints {
         var kept = SectionCheckpoints(width: width)

@@ -61,7 +61,8 @@ struct RequestHandler: JobHandler {
 
         case .query(let query):
             let entry = try existing(query.layout)
-            return ReplyBody(ReplyEncoder.successBody(id: id, result: QueryResult(version: entry.version, layout: entry.layout, selection: query.selection, format: query.format)))
+            let result = QueryResult(version: entry.version, layout: entry.layout, selection: query.selection, format: query.format, pinning: query.pinning, dynamics: query.dynamics)
+            return ReplyBody(ReplyEncoder.successBody(id: id, result: result))
 
         case .bounds(let change):
             let entry = try existing(change.layout)

@@ -5,11 +5,17 @@ public struct Attributes: Sendable {
     public var layout: PreparedLayout
     public var selection: AttributeSelection
     public var format: AttributesFormat
+    /// With a rect selection: the headers and footers pinned to its edges, which carry `"zIndex":1`.
+    public var pinning: Pinning
+    /// With a rect selection: the scroll that displaces the cells.
+    public var dynamics: ScrollDynamics?
 
-    public init(layout: PreparedLayout, selection: AttributeSelection, format: AttributesFormat) {
+    public init(layout: PreparedLayout, selection: AttributeSelection, format: AttributesFormat, pinning: Pinning = .none, dynamics: ScrollDynamics? = nil) {
         self.layout = layout
         self.selection = selection
         self.format = format
+        self.pinning = pinning
+        self.dynamics = dynamics
     }
 
     /// Writes the attributes value: an array of objects, or an object of arrays.
@@ -33,7 +39,7 @@ public struct Attributes: Sendable {
     }
 
     /// `[{"kind":"cell","section":0,"item":3,"x":…,"y":…,"width":…,"height":…}, …]`; decorations also
-    /// carry `"elementKind":"sectionBackground","zIndex":-1`.
+    /// carry `"elementKind":"sectionBackground","zIndex":-1`, pinned headers and footers `"zIndex":1`.
     private func encodeObjects(into writer: inout JSONWriter) {
         writer.write(byte: UInt8(ascii: "["))
         var first = true
@@ -59,6 +65,10 @@ public struct Attributes: Sendable {
             writer.write(height)
             if kind == .decoration {
                 writer.write(raw: ",\"elementKind\":\"sectionBackground\",\"zIndex\":-1}")
+            } else if pinning.pins(kind) {
+                writer.write(raw: ",\"zIndex\":")
+                writer.write(Pinning.pinnedZIndex)
+                writer.write(byte: UInt8(ascii: "}"))
             } else {
                 writer.write(byte: UInt8(ascii: "}"))
             }
@@ -93,6 +103,17 @@ public struct Attributes: Sendable {
         writeColumn(into: &writer) { _, _, _, _, width, _ in width }
         writer.write(raw: ",\"height\":")
         writeColumn(into: &writer) { _, _, _, _, _, height in height }
+        if pinning.pinsAny {
+            // Only with pinning: a plain answer's zIndex follows from its kinds alone.
+            writer.write(raw: ",\"zIndex\":[")
+            var first = true
+            forEachFrame { kind, _, _, _, _, _, _ in
+                if !first { writer.write(byte: UInt8(ascii: ",")) }
+                first = false
+                writer.write(pinning.zIndex(of: kind))
+            }
+            writer.write(byte: UInt8(ascii: "]"))
+        }
         writer.write(byte: UInt8(ascii: "}"))
     }
 
@@ -119,6 +140,13 @@ extension Attributes {
     /// other selections use.
     @inline(__always)
     func forEachFrame(_ body: (ElementKind, Int, Int, Double, Double, Double, Double) -> Void) {
+        if case .rect(let rect) = selection, pinning.pinsAny || dynamics != nil {
+            layout.forEachElement(inVisibleRect: rect, pinning: pinning, dynamics: dynamics) { element in
+                let frame = element.frame
+                body(element.kind, element.section, element.item, frame.x, frame.y, frame.width, frame.height)
+            }
+            return
+        }
         guard case .all = selection else {
             layout.forEachElement(selectedBy: selection) { element in
                 let frame = element.frame

@@ -153,9 +153,9 @@ public struct QueryResult: WireResult, Sendable {
     public var version: Int
     public var attributes: Attributes
 
-    public init(version: Int, layout: PreparedLayout, selection: AttributeSelection, format: AttributesFormat) {
+    public init(version: Int, layout: PreparedLayout, selection: AttributeSelection, format: AttributesFormat, pinning: Pinning = .none, dynamics: ScrollDynamics? = nil) {
         self.version = version
-        attributes = Attributes(layout: layout, selection: selection, format: format)
+        attributes = Attributes(layout: layout, selection: selection, format: format, pinning: pinning, dynamics: dynamics)
     }
 
     public func encode(into writer: inout JSONWriter) {

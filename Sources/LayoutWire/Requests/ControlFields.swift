@@ -6,7 +6,7 @@
 /// A name given twice keeps its last value, as `JSONObject` lookups (and JavaScript's `JSON.parse`) do.
 struct ControlFields {
     enum Name: Int, CaseIterable {
-        case v, id, op, layout, bounds, spec, contentInsets, decorations, `return`, format, rect, supplementary, ifVersion
+        case v, id, op, layout, bounds, spec, contentInsets, decorations, `return`, format, rect, supplementary, ifVersion, pin, dynamics
 
         /// The member name as it appears in a body.
         var key: String {
@@ -24,12 +24,14 @@ struct ControlFields {
             case .rect: return "rect"
             case .supplementary: return "supplementary"
             case .ifVersion: return "ifVersion"
+            case .pin: return "pin"
+            case .dynamics: return "dynamics"
             }
         }
     }
 
     // As many slots as `Name` has cases (a test reads and writes every one).
-    private var values = InlineArray<13, JSONValue?>(repeating: nil)
+    private var values = InlineArray<15, JSONValue?>(repeating: nil)
 
     subscript(name: Name) -> JSONValue? {
         get { values[name.rawValue] }
@@ -73,6 +75,7 @@ enum TopLevelMember: Equatable {
         case 1 where named("v"): self = .control(.v)
         case 2 where named("id"): self = .control(.id)
         case 2 where named("op"): self = .control(.op)
+        case 3 where named("pin"): self = .control(.pin)
         case 4 where named("rect"): self = .control(.rect)
         case 4 where named("spec"): self = .control(.spec)
         case 5 where named("items"): self = .items
@@ -82,6 +85,7 @@ enum TopLevelMember: Equatable {
         case 6 where named("return"): self = .control(.return)
         case 7 where named("updates"): self = .updates
         case 8 where named("sections"): self = .sections
+        case 8 where named("dynamics"): self = .control(.dynamics)
         case 9 where named("ifVersion"): self = .control(.ifVersion)
         case 11 where named("decorations"): self = .control(.decorations)
         case 13 where named("contentInsets"): self = .control(.contentInsets)

@@ -87,6 +87,12 @@ enum ParametersDecoder {
         case "columns": p.columns = try value.integer(at: path)
         case "cellPadding": p.cellPadding = try value.number(at: path)
         case "itemHeight": p.itemHeight = try value.number(at: path)
+        // null restores the shared-out width (the model's nil).
+        case "columnWidth": p.columnWidth = try optionalNumber(value, at: path)
+        case "columnSpacing": p.columnSpacing = try value.number(at: path)
+        case "interitemSpacing": p.interitemSpacing = try value.number(at: path)
+        case "sectionInsets": p.sectionInsets = try insets(value, at: path)
+        case "tieBreak": p.tieBreak = try value.choice(WaterfallParameters.TieBreak.self, at: path)
         case "header": p.headerHeight = try value.number(at: path)
         case "footer": p.footerHeight = try value.number(at: path)
         default: throw unknownParameter(key, of: "waterfall", at: path)
@@ -174,7 +180,7 @@ enum ParametersDecoder {
         switch layout {
         case "columnFlow": return ["minColumnWidth", "cellHeight", "margins", "interitemSpacing", "lineSpacing", "header", "footer"]
         case "mosaic": return ["segmentHeight", "spacing", "header", "footer"]
-        case "waterfall": return ["columns", "cellPadding", "itemHeight", "header", "footer"]
+        case "waterfall": return ["columns", "cellPadding", "itemHeight", "columnWidth", "columnSpacing", "interitemSpacing", "sectionInsets", "tieBreak", "header", "footer"]
         case "list": return ["itemHeight", "spacing", "sectionInsets", "header", "footer", "insetSupplementaryViews"]
         case "columns": return ["columnCount", "columnSpacing", "interitemSpacing", "itemHeight", "sectionInsets", "header", "footer", "insetSupplementaryViews", "placement"]
         case "flow": return ["interitemSpacing", "interspanSpacing", "spanGroupSpacingBefore", "spanGroupSpacingAfter", "defaultItemSize", "sectionInsets", "rowTransform", "fillMaxScale", "header", "footer"]

@@ -90,11 +90,17 @@ public struct QueryRequest: Hashable, Sendable {
     public var layout: String
     public var selection: AttributeSelection
     public var format: AttributesFormat
+    /// `pin`: headers and footers pinned to the rect's edges (only with a rect selection).
+    public var pinning: Pinning
+    /// `dynamics`: cells displaced by a scroll (only with a rect selection).
+    public var dynamics: ScrollDynamics?
 
-    public init(layout: String, selection: AttributeSelection, format: AttributesFormat = .objects) {
+    public init(layout: String, selection: AttributeSelection, format: AttributesFormat = .objects, pinning: Pinning = .none, dynamics: ScrollDynamics? = nil) {
         self.layout = layout
         self.selection = selection
         self.format = format
+        self.pinning = pinning
+        self.dynamics = dynamics
     }
 }
 

@@ -178,7 +178,9 @@ private struct TopLevelFields {
             let selection = try fields.querySelection(rect: rect, items: try items.optionalValue(body: body, maxDepth: maxDepth) { (reader: inout JSONReader) throws(WireError) in
                 try ItemIndexPathsDecoder.decode(&reader, at: .root / "items")
             })
-            return Request(id: id, operation: .query(QueryRequest(layout: key, selection: selection, format: try fields.format())))
+            let pinning = try fields.pinning(for: selection)
+            let dynamics = try fields.dynamics(for: selection)
+            return Request(id: id, operation: .query(QueryRequest(layout: key, selection: selection, format: try fields.format(), pinning: pinning, dynamics: dynamics)))
         case .bounds:
             let key = try fields.layoutKey()
             return Request(id: id, operation: .bounds(BoundsRequest(layout: key, bounds: try fields.bounds())))

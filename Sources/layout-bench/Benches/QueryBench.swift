@@ -35,6 +35,25 @@ struct QueryBench {
                 return hits
             }
             report(kind, api: "elements(in:)", timing: elementsTiming, hits: hits, baseline: baseline)
+
+            // The visible-rect options (no seed counterpart): every header and footer pinned, and a
+            // scroll of 30 points with the finger in the middle of the viewport.
+            let pinning = Pinning(headers: true, footers: true)
+            let pinnedTiming = Stopwatch.measure(plan.queryRepetitions) { () -> Int in
+                hits = 0
+                for rect in rects { hits += ours.elements(inVisibleRect: rect, pinning: pinning).count }
+                return hits
+            }
+            report(kind, api: "elements(inVisibleRect:) pinned", timing: pinnedTiming, hits: hits, baseline: nil)
+            let dynamicsTiming = Stopwatch.measure(plan.queryRepetitions) { () -> Int in
+                hits = 0
+                for rect in rects {
+                    let dynamics = ScrollDynamics(scrollDelta: -30, touch: Point(x: rect.x + rect.width / 2, y: rect.y + rect.height / 2))
+                    hits += ours.elements(inVisibleRect: rect, pinning: pinning, dynamics: dynamics).count
+                }
+                return hits
+            }
+            report(kind, api: "elements(inVisibleRect:) pinned + dynamics", timing: dynamicsTiming, hits: hits, baseline: nil)
         }
     }
 

@@ -9,6 +9,12 @@ enum ArgumentParsing {
         return QueryRect(x: values[0], y: values[1], width: values[2], height: values[3])
     }
 
+    /// `x,y`.
+    static func point(_ text: String) throws -> (x: Double, y: Double) {
+        let values = try numbers(text, count: 2, shape: "x,y")
+        return (values[0], values[1])
+    }
+
     /// `section,item`.
     static func item(_ text: String) throws -> ItemLocation {
         let values = try integers(text, shape: "section,item")

@@ -48,6 +48,7 @@ enum LocalEdits {
             return .flow(p)
         case .waterfall(var p):
             p.cellPadding += tenth
+            if p.interitemSpacing > 0 { p.interitemSpacing += 1.0 / 7 }
             if random.chance(0.3) {
                 // Narrow columns: a padding that still fits (geometry validation).
                 p.columns = random.element(of: [17, 24, 70])

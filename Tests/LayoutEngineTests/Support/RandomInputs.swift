@@ -134,6 +134,18 @@ enum RandomInputs {
             p.itemHeight = random.half(in: 10...150)
             p.headerHeight = supplementaryHeight(using: &random)
             p.footerHeight = supplementaryHeight(using: &random)
+            if random.chance(0.5) {
+                // Seed 004's parameters. W is at least 160 (widths from 200, content insets up to 40):
+                // the insets, spacings and a fixed width stay inside it for up to 5 columns.
+                p.sectionInsets = randomInsets(0...16, using: &random)
+                p.columnSpacing = random.half(in: 0...12)
+                p.interitemSpacing = random.half(in: 0...40)
+                p.tieBreak = random.element(of: WaterfallParameters.TieBreak.allCases)
+                if random.chance(0.4) {
+                    // At least 18: wider than the padding, also as LocalEdits raises it (by up to 0.9).
+                    p.columnWidth = random.half(in: 18...(p.columns <= 2 ? 60 : 19))
+                }
+            }
             return .waterfall(p)
         case .list:
             var p = ListParameters()
