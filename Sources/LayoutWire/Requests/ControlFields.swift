@@ -7,6 +7,7 @@
 struct ControlFields {
     enum Name: Int, CaseIterable {
         case v, id, op, layout, bounds, spec, contentInsets, decorations, `return`, format, rect, supplementary, ifVersion
+        case layoutDirection
 
         /// The member name as it appears in a body.
         var key: String {
@@ -24,12 +25,13 @@ struct ControlFields {
             case .rect: return "rect"
             case .supplementary: return "supplementary"
             case .ifVersion: return "ifVersion"
+            case .layoutDirection: return "layoutDirection"
             }
         }
     }
 
     // As many slots as `Name` has cases (a test reads and writes every one).
-    private var values = InlineArray<13, JSONValue?>(repeating: nil)
+    private var values = InlineArray<14, JSONValue?>(repeating: nil)
 
     subscript(name: Name) -> JSONValue? {
         get { values[name.rawValue] }
@@ -86,6 +88,7 @@ enum TopLevelMember: Equatable {
         case 11 where named("decorations"): self = .control(.decorations)
         case 13 where named("contentInsets"): self = .control(.contentInsets)
         case 13 where named("supplementary"): self = .control(.supplementary)
+        case 15 where named("layoutDirection"): self = .control(.layoutDirection)
         default: return nil
         }
     }
