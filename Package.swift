@@ -66,7 +66,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutTestKit"]),
+        .testTarget(
+            name: "LayoutEngineTests",
+            // LayoutWire reads the fixtures' inputs, which are wire layout inputs (Fixtures/layouts/README.md);
+            // the fixtures are read by path, not bundled.
+            dependencies: ["LayoutEngine", "LayoutTestKit", "LayoutWire"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "LayoutWireTests", dependencies: ["LayoutWire", "LayoutEngine", "LayoutTestKit"]),
         .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutClient", "ZeroMQ", "LayoutWire", "LayoutEngine", "LayoutTestKit"]),
