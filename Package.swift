@@ -75,7 +75,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutTestKit"]),
+        .testTarget(
+            name: "LayoutEngineTests",
+            // LayoutWire reads the fixtures' inputs, which are wire layout inputs (Fixtures/layouts/README.md);
+            // the fixtures are read by path, not bundled.
+            dependencies: ["LayoutEngine", "LayoutTestKit", "LayoutWire"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "LayoutRenderTests",
             dependencies: [

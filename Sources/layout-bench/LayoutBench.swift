@@ -34,12 +34,13 @@ enum LayoutBench {
             "cpus": .int(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))),
             "benches": .string(options.benches.map(\.rawValue).joined(separator: ",")),
             "layouts": .string(options.layouts.map(\.rawValue).joined(separator: ",")),
+            "directions": .string(options.directions.map(\.rawValue).joined(separator: ",")),
         ])
         var agrees = true
         for bench in options.benches {
             switch bench {
             case .check: agrees = CheckBench(plan: plan, layouts: options.layouts).run()
-            case .prepare: PrepareBench(plan: plan, layouts: options.layouts).run()
+            case .prepare: PrepareBench(plan: plan, layouts: options.layouts, directions: options.directions).run()
             case .query: QueryBench(plan: plan, layouts: options.layouts).run()
             case .memory: MemoryBench(plan: plan, layouts: options.layouts).run()
             case .diff: DiffBench(plan: plan).run()

@@ -52,6 +52,26 @@ import ZeroMQ
         #expect((event.body["sections"] as? [String: Any])?["inserts"] as? [Int] == [])
     }
 
+    /// `layoutDirection` is read by `prepare` only; `bounds`, `update` and `diff` keep the layout's.
+    @Test func aRightToLeftLayoutStaysRightToLeftThroughBoundsUpdateAndDiff() throws {
+        let daemon = try TestDaemon()
+        // Items 85 wide at x 10 left to right; mirrored in W = 100: x = 100 - (10 + 85) = 5.
+        let prepare = try daemon.call(#"{"v":1,"id":"p","op":"prepare","layout":"rtl","layoutDirection":"rightToLeft","bounds":{"width":100,"height":800},"spec":{"type":"list","sectionInsets":{"left":10,"right":5}},"sections":[{"items":[{"id":"a"},{"id":"b"}]}]}"#)
+        #expect(prepare.ok)
+        func xs() throws -> [Double] {
+            let reply = try daemon.call(#"{"v":1,"id":"q","op":"query","layout":"rtl","rect":{"x":0,"y":0,"width":1000,"height":1000}}"#)
+            return (reply.result["attributes"] as? [[String: Any]] ?? []).compactMap { $0["x"] as? Double }
+        }
+        #expect(try xs() == [5, 5])
+        // Wider: 185 wide, still 5 from the right edge; a direction sent with bounds is not read.
+        #expect(try daemon.call(#"{"v":1,"id":"b","op":"bounds","layout":"rtl","layoutDirection":"leftToRight","bounds":{"width":200,"height":800}}"#).ok)
+        #expect(try xs() == [5, 5])
+        #expect(try daemon.call(#"{"v":1,"id":"u","op":"update","layout":"rtl","updates":[{"insert":[0,0],"item":{"id":"c"}}]}"#).ok)
+        #expect(try xs() == [5, 5, 5])
+        #expect(try daemon.call(#"{"v":1,"id":"d","op":"diff","layout":"rtl","sections":[{"items":[{"id":"b"},{"id":"d"}]}]}"#).ok)
+        #expect(try xs() == [5, 5])
+    }
+
     @Test func aRejectedBatchNamesTheOffenderAndChangesNothing() throws {
         let daemon = try TestDaemon()
         try prepareFeed(daemon)

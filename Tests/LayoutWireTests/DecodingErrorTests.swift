@@ -70,6 +70,9 @@ private func query(_ target: String) -> String {
         (layout(extra: #","return":{"items":[]}"#), .invalidRequest, "return"),
         (layout(extra: #","return":{"rect":{"x":0}}"#), .invalidRequest, "return.rect.y"),
         (layout(extra: #","format":"xml""#), .invalidRequest, "format"),
+        (layout(extra: #","layoutDirection":"upsideDown""#), .invalidRequest, "layoutDirection"),
+        (layout(extra: #","layoutDirection":1"#), .invalidRequest, "layoutDirection"),
+        (#"{"op":"prepare","layout":"k","bounds":{"width":1,"height":1},"spec":{"type":"list"},"sections":[],"layoutDirection":"rtl"}"#, .invalidRequest, "layoutDirection"),
         // Sections.
         (#"{"op":"layout","bounds":{"width":1,"height":1},"spec":{"type":"list"}}"#, .invalidRequest, "sections"),
         (layout(sections: #"{"count":1}"#), .invalidRequest, "sections"),

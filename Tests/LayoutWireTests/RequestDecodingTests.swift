@@ -63,8 +63,8 @@ import Testing
     }
 
     @Test func namesThatOnlyShareALengthWithAMemberAreIgnored() throws {
-        // Same lengths as "id", "rect", "layout", "sections", "contentInsets": unknown, so skipped.
-        let body = #"{"op":"ping","ix":[1],"rext":{},"layouu":5,"sectionz":"x","contentInsetz":null}"#
+        // Same lengths as "id", "rect", "layout", "sections", "contentInsets", "layoutDirection": unknown, so skipped.
+        let body = #"{"op":"ping","ix":[1],"rext":{},"layouu":5,"sectionz":"x","contentInsetz":null,"layoutDirectiom":7}"#
         #expect(try decodeRequest(body).operation.name == .ping)
     }
 }
@@ -137,6 +137,26 @@ import Testing
             return
         }
         #expect(request.attributes == .all)
+    }
+
+    @Test func layoutDirectionIsLeftToRightUnlessGiven() throws {
+        #expect(try layoutInput(layoutBody(sections: "[]")).layoutDirection == .leftToRight)
+        #expect(try layoutInput(layoutBody(sections: "[]", extra: #","layoutDirection":null"#)).layoutDirection == .leftToRight)
+        #expect(try layoutInput(layoutBody(sections: "[]", extra: #","layoutDirection":"leftToRight""#)).layoutDirection == .leftToRight)
+        #expect(try layoutInput(layoutBody(sections: "[]", extra: #","layoutDirection":"rightToLeft""#)).layoutDirection == .rightToLeft)
+        // A name with escapes takes the slow route to the same member.
+        #expect(try layoutInput(layoutBody(sections: "[]", extra: #","layout\u0044irection":"rightToLeft""#)).layoutDirection == .rightToLeft)
+        let prepare = #"{"layoutDirection":"rightToLeft","op":"prepare","layout":"k","bounds":{"width":10,"height":10},"spec":{"type":"flow"},"sections":[]}"#
+        guard case .prepare(let request) = try decodeRequest(prepare).operation else {
+            Issue.record("not a prepare request")
+            return
+        }
+        #expect(request.input.layoutDirection == .rightToLeft)
+    }
+
+    @Test func aBadLayoutDirectionListsTheAllowedValues() {
+        let error = decodingError(layoutBody(sections: "[]", extra: #","layoutDirection":"RTL""#))
+        #expect(error?.message == #""RTL" is not one of "leftToRight", "rightToLeft""#)
     }
 
     @Test func decodesSectionsThatComeBeforeTheOp() throws {

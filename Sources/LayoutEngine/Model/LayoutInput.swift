@@ -6,18 +6,30 @@ public struct LayoutInput: Hashable, Sendable {
     public var contentInsets: Insets
     /// Adds one `sectionBackground` decoration per section.
     public var sectionBackgrounds: Bool
+    /// Right to left mirrors every frame inside `mirrorWidth`. Kept by bounds changes and batches.
+    public var layoutDirection: LayoutDirection
     public var sections: [Section]
 
-    public init(bounds: Size, parameters: LayoutParameters, contentInsets: Insets = .zero, sectionBackgrounds: Bool = false, sections: [Section]) {
+    public init(
+        bounds: Size, parameters: LayoutParameters, contentInsets: Insets = .zero, sectionBackgrounds: Bool = false,
+        layoutDirection: LayoutDirection = .leftToRight, sections: [Section]
+    ) {
         self.bounds = bounds
         self.parameters = parameters
         self.contentInsets = contentInsets
         self.sectionBackgrounds = sectionBackgrounds
+        self.layoutDirection = layoutDirection
         self.sections = sections
     }
 
     /// `W`: the width frames are laid out in.
     public var contentWidth: Double { bounds.width - contentInsets.left - contentInsets.right }
+
+    /// The width a layout spans and right to left mirrors in: `W`, except `bounds.width` for
+    /// `columnFlow`, which ignores `contentInsets`. Section backgrounds are this wide.
+    public var mirrorWidth: Double {
+        parameters.kind == .columnFlow ? bounds.width : contentWidth
+    }
 
     /// The number of items over all sections.
     public var itemCount: Int { sections.reduce(0) { $0 + $1.items.count } }

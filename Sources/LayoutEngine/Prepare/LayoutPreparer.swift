@@ -22,7 +22,7 @@ extension PreparedLayout {
     }
 
     static func backgroundWidth(of input: LayoutInput) -> Double {
-        input.parameters.kind == .columnFlow ? input.bounds.width : input.contentWidth
+        input.mirrorWidth
     }
 
     /// Lays out again, in order, every section whose frames were rounded against another top than the one
@@ -45,7 +45,19 @@ extension PreparedLayout {
         return settled
     }
 
+    /// Section `index` of `input`, in the input's direction: laid out left to right, then mirrored for
+    /// right to left (LAYOUTS.md, Layout direction). Mirroring the finished section, rather than as
+    /// frames are written, keeps every layout left-to-right only: one that reads back what it wrote
+    /// (flow's `center`) reads its own values, and left to right pays nothing.
     static func layOutSection(_ index: Int, of input: LayoutInput, segments: Segments, top: Double = 0) -> SectionFrames {
+        var frames = layOutSectionLeftToRight(index, of: input, segments: segments, top: top)
+        if input.layoutDirection == .rightToLeft {
+            frames.mirror(inWidth: input.mirrorWidth, fromCell: 0, segments: segments)
+        }
+        return frames
+    }
+
+    static func layOutSectionLeftToRight(_ index: Int, of input: LayoutInput, segments: Segments, top: Double) -> SectionFrames {
         let section = input.sections[index]
         let context = SectionContext(section: index, of: input, segments: segments, top: top)
         switch input.parameters(forSection: index) {

@@ -101,6 +101,27 @@ public struct FrameColumns: Hashable, Sendable {
     public var byteCount: Int { count * 4 * MemoryLayout<Double>.stride }
 }
 
+extension FrameColumns {
+    /// Mirrors the frames from `start` on inside `0...width` (`Rect.mirrored(inWidth:)`): each x becomes
+    /// `width - (x + w)`. One pass over two columns, by segment (concurrently when `segments` allows);
+    /// each frame's arithmetic is its own, so any split gives the same bits.
+    mutating func mirror(inWidth width: Double, from start: Int, segments: Segments) {
+        let count = self.count
+        guard start < count else { return }
+        // Two stored properties of `self` (inout here) may be borrowed at once.
+        xs.withUnsafeMutableBufferPointer { xs in
+            widths.withUnsafeMutableBufferPointer { widths in
+                let (xsOut, widthsIn) = (SendableBuffer(xs), SendableBuffer(widths))
+                segments.forEachSegment(count: count - start) { _, range in
+                    for i in (start + range.lowerBound)..<(start + range.upperBound) {
+                        xsOut[i] = width - (xsOut[i] + widthsIn[i])
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Raw write access to `FrameColumns` while it is being filled.
 ///
 /// `@unchecked Sendable` because prepare-by-segment hands one value to several threads, each of which

@@ -27,3 +27,14 @@ public struct SectionFrames: Hashable, Sendable {
         self.roundingTop = roundingTop
     }
 }
+
+extension SectionFrames {
+    /// Mirrors the section inside `0...width` (LAYOUTS.md, Layout direction): its header, its footer, and
+    /// its cells from `firstCell` on (the cells before it are already mirrored: copied from a mirrored
+    /// layout). Heights and checkpoints hold no x and stay as they are.
+    mutating func mirror(inWidth width: Double, fromCell firstCell: Int, segments: Segments) {
+        header = header?.mirrored(inWidth: width)
+        footer = footer?.mirrored(inWidth: width)
+        cells.mirror(inWidth: width, from: firstCell, segments: segments)
+    }
+}

@@ -71,10 +71,21 @@ extension PreparedLayout {
         return results.collect()
     }
 
+    /// The section in the input's direction. A resumed right-to-left section copies its kept cells from
+    /// the mirrored frames and computes the rest left to right; only those are mirrored, which gives the
+    /// mirrored frames of a full prepare bit for bit.
     private static func relayOut(_ invalidation: SectionInvalidation, of input: LayoutInput, segments: Segments) -> ResumedSection {
+        var section = relayOutLeftToRight(invalidation, of: input, segments: segments)
+        if input.layoutDirection == .rightToLeft {
+            section.frames.mirror(inWidth: input.mirrorWidth, fromCell: section.firstComputedCell, segments: segments)
+        }
+        return section
+    }
+
+    private static func relayOutLeftToRight(_ invalidation: SectionInvalidation, of input: LayoutInput, segments: Segments) -> ResumedSection {
         let index = invalidation.section
         guard let previous = invalidation.previous else {
-            return .whole(layOutSection(index, of: input, segments: segments))
+            return .whole(layOutSectionLeftToRight(index, of: input, segments: segments, top: 0))
         }
         let section = input.sections[index]
         // A section that rounds against its top most often keeps it (the batch changed only this

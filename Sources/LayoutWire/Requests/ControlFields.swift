@@ -7,6 +7,7 @@
 struct ControlFields {
     enum Name: Int, CaseIterable {
         case v, id, op, layout, bounds, spec, contentInsets, decorations, `return`, format, rect, supplementary, ifVersion, pin, dynamics
+        case layoutDirection
 
         /// The member name as it appears in a body.
         var key: String {
@@ -26,12 +27,13 @@ struct ControlFields {
             case .ifVersion: return "ifVersion"
             case .pin: return "pin"
             case .dynamics: return "dynamics"
+            case .layoutDirection: return "layoutDirection"
             }
         }
     }
 
     // As many slots as `Name` has cases (a test reads and writes every one).
-    private var values = InlineArray<15, JSONValue?>(repeating: nil)
+    private var values = InlineArray<16, JSONValue?>(repeating: nil)
 
     subscript(name: Name) -> JSONValue? {
         get { values[name.rawValue] }
@@ -90,6 +92,7 @@ enum TopLevelMember: Equatable {
         case 11 where named("decorations"): self = .control(.decorations)
         case 13 where named("contentInsets"): self = .control(.contentInsets)
         case 13 where named("supplementary"): self = .control(.supplementary)
+        case 15 where named("layoutDirection"): self = .control(.layoutDirection)
         default: return nil
         }
     }

@@ -22,7 +22,8 @@ struct RequestFields {
         try ParametersDecoder.size(try controls.required(.bounds), at: .root / "bounds")
     }
 
-    /// The layout input shared by `layout` and `prepare`.
+    /// The layout input shared by `layout` and `prepare`. `layoutDirection` is read here only: the other
+    /// ops keep the kept layout's direction.
     func layoutInput(sections decoded: [DecodedSection]) throws(WireError) -> LayoutInput {
         let bounds = try bounds()
         let specPath = JSONPath.root / "spec"
@@ -40,6 +41,10 @@ struct RequestFields {
                 backgrounds = try flag.bool(at: path / "sectionBackground")
             }
         }
+        var direction = LayoutDirection.leftToRight
+        if let value = controls.optional(.layoutDirection) {
+            direction = try value.choice(LayoutDirection.self, at: .root / "layoutDirection")
+        }
         var sections: [Section] = []
         sections.reserveCapacity(decoded.count)
         for (index, section) in decoded.enumerated() {
@@ -49,7 +54,10 @@ struct RequestFields {
             }
             sections.append(Section(items: section.items, ids: section.ids, headerHeight: section.header, footerHeight: section.footer, parameters: merged))
         }
-        return LayoutInput(bounds: bounds, parameters: parameters, contentInsets: contentInsets, sectionBackgrounds: backgrounds, sections: sections)
+        return LayoutInput(
+            bounds: bounds, parameters: parameters, contentInsets: contentInsets, sectionBackgrounds: backgrounds,
+            layoutDirection: direction, sections: sections
+        )
     }
 
     /// `return`: `"none"` (nil), `"all"`, or `{"rect":{…}}`; absent gives `fallback`.

@@ -5,6 +5,8 @@ import LayoutEngine
 struct PrepareBench {
     let plan: BenchPlan
     let layouts: [LayoutKind]
+    /// Right to left is left to right plus a mirroring pass: its own lines show what that pass costs.
+    var directions: [LayoutDirection] = [.leftToRight]
 
     enum Mode: String, CaseIterable {
         case serial
@@ -24,7 +26,11 @@ struct PrepareBench {
             for sizing in Sizing.allCases {
                 let inputs = BenchInputs(itemCount: items, sizing: sizing)
                 for kind in layouts {
-                    measure(inputs.input(for: kind), kind: kind, sizing: sizing, repetitions: repetitions)
+                    for direction in directions {
+                        var input = inputs.input(for: kind)
+                        input.layoutDirection = direction
+                        measure(input, kind: kind, sizing: sizing, repetitions: repetitions)
+                    }
                 }
             }
         }
@@ -32,8 +38,8 @@ struct PrepareBench {
 
     private func measure(_ input: LayoutInput, kind: LayoutKind, sizing: Sizing, repetitions: Repetitions) {
         let items = input.itemCount
-        // The baseline has no threads: one figure serves both modes.
-        let baseline: Timing? = SeedLayouts.hasBaseline(kind)
+        // The baseline has no threads: one figure serves both modes. The seeds have no right to left.
+        let baseline: Timing? = SeedLayouts.hasBaseline(kind) && input.layoutDirection == .leftToRight
             ? Stopwatch.measure(repetitions) { () -> SeedCollectionViewLayout? in
                 let layout = SeedLayouts.make(for: input)
                 layout?.prepare()
@@ -51,6 +57,7 @@ struct PrepareBench {
                 }
             } catch {
                 emit(["bench": "prepare", "layout": .string(kind.rawValue), "sizing": .string(sizing.rawValue),
+                      "direction": .string(input.layoutDirection.rawValue),
                       "mode": .string(mode.rawValue), "items": .int(items), "error": .string("\(error)")])
                 continue
             }
@@ -58,6 +65,7 @@ struct PrepareBench {
                 "bench": "prepare",
                 "layout": .string(kind.rawValue),
                 "sizing": .string(sizing.rawValue),
+                "direction": .string(input.layoutDirection.rawValue),
                 "mode": .string(mode.rawValue),
                 "items": .int(items),
                 "cells": .int(cells),

@@ -18,16 +18,19 @@ struct BenchOptions: Sendable {
     var quick = false
     var benches: [BenchName] = BenchName.allCases
     var layouts: [LayoutKind] = LayoutKind.allCases
+    /// The directions `prepare` runs in (the other benches run left to right).
+    var directions: [LayoutDirection] = [.leftToRight]
     /// Set when this process is the child that measures one layout's memory (`MemoryProbe`).
     var memoryProbe: MemoryProbe.Request?
     var showsHelp = false
 
     static let usage = """
-        usage: layout-bench [--quick] [--only BENCH[,BENCH…]] [--layout KIND[,KIND…]]
+        usage: layout-bench [--quick] [--only BENCH[,BENCH…]] [--layout KIND[,KIND…]] [--direction DIR[,DIR]]
 
           --quick    small sizes and few runs: a smoke run for CI (seconds, not minutes)
           --only     run only these benchmarks: \(BenchName.allCases.map(\.rawValue).joined(separator: ", "))
           --layout   run only these layouts: \(LayoutKind.allCases.map(\.rawValue).joined(separator: ", "))
+          --direction  the layout directions prepare runs in (default leftToRight): \(LayoutDirection.allCases.map(\.rawValue).joined(separator: ", "))
 
         Prints one JSON object per line (docs/BENCHMARKS.md). Build with -c release: debug numbers mean nothing.
         """
@@ -46,6 +49,8 @@ struct BenchOptions: Sendable {
                 benches = try Self.list(after: flag, in: &remaining, of: BenchName.self)
             case "--layout":
                 layouts = try Self.list(after: flag, in: &remaining, of: LayoutKind.self)
+            case "--direction":
+                directions = try Self.list(after: flag, in: &remaining, of: LayoutDirection.self)
             case "--help", "-h":
                 showsHelp = true
             case MemoryProbe.flag:
