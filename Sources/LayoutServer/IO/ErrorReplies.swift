@@ -4,6 +4,7 @@ import LayoutWire
 enum ErrorReplies {
     /// How much of a body the I/O thread reads to find its id: the thread every client shares must not
     /// skip through a 50 MB job (with `id` after `sections`) just to refuse it when the daemon is full.
+    /// It reads all of these bytes even after an `id`, because a later `id` wins (`requestID(in:)`).
     static let idSearchBytes = 64 * 1024
 
     /// `busy`, echoing the request's id when it stands in the body's first `idSearchBytes`.
