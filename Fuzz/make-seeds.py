@@ -56,3 +56,16 @@ write("layout-empty", {"v": 1, "id": None, "op": "layout", "bounds": {"width": 0
 write("bad-json", '{"v":1,"id":7,"op":"ping"')
 write("bad-op", {"v": 1, "id": 3, "op": "render"})
 write("bad-id-late", '{"v":1,"op":"layout","sections":[{"count":-1}],"id":"late"}')
+
+# Changes deep inside the long section (index 1) of the `-long` bases (Fuzz/Sources/layoutd-fuzz/BaseLayouts.swift).
+for kind in ["columnFlow", "columns", "flow", "list", "mosaic", "waterfall"]:
+    write(f"update-{kind}-long", {"v": 1, "id": f"u-{kind}-long", "op": "update", "layout": f"{kind}-long", "updates": [
+        {"delete": [1, 40]}, {"insert": [1, 100], "item": {"id": "n-1", "height": 33}}, {"move": [[1, 200], [1, 20]]},
+        {"reload": [1, 250], "item": {"height": 70, "aspectRatio": 0.5}}]})
+    write(f"update-{kind}-long-tail", {"v": 1, "id": 2, "op": "update", "layout": f"{kind}-long", "updates": [
+        {"insert": [1, 300], "item": {"id": "n-2"}}, {"delete": [1, 299]}]})
+long_ids = [f"L{i}" for i in range(300)]
+changed = long_ids[:50] + ["new-1"] + long_ids[50:120] + long_ids[121:200] + [long_ids[120]] + long_ids[200:]
+list_job = json.loads((root / "examples" / "jobs" / "list.json").read_text())
+write("diff-list-long", {"v": 1, "id": "d-long", "op": "diff", "layout": "list-long", "sections":
+    list_job["sections"][:1] + [{"header": 30, "ids": changed}] + list_job["sections"][1:]})

@@ -43,16 +43,19 @@ struct Harness: Sendable {
         case .layout(let job):
             let layout = try prepare(job.input)
             Invariants.checkQueries(on: layout, selection: job.attributes)
+            Invariants.checkSelection(on: layout, job.attributes)
             Invariants.checkJSON(ReplyEncoder.success(id: id, result: LayoutResult(layout: layout, selection: job.attributes, format: job.format)), what: "the layout reply")
 
         case .prepare(let job):
             let layout = try prepare(job.input)
             Invariants.checkQueries(on: layout, selection: job.attributes)
+            Invariants.checkSelection(on: layout, job.attributes)
             Invariants.checkJSON(ReplyEncoder.success(id: id, result: PrepareResult(key: job.layout, version: 1, layout: layout, selection: job.attributes, format: job.format)), what: "the prepare reply")
 
         case .query(let query):
             let base = bases.layout(forKey: query.layout)
             Invariants.checkQueries(on: base, selection: query.selection)
+            Invariants.checkSelection(on: base, query.selection)
             Invariants.checkJSON(ReplyEncoder.success(id: id, result: QueryResult(version: 1, layout: base, selection: query.selection, format: query.format)), what: "the query reply")
 
         case .bounds(let change):
@@ -77,6 +80,7 @@ struct Harness: Sendable {
             // The batch a diff reports must be the one its update describes.
             let replayed = try engine { () throws(LayoutError) in try base.applying(applied.update, options: Self.options) }
             Invariants.check(replayed.batch == applied.batch, "the diff's update, applied, gives another batch than the diff")
+            Invariants.checkDiffResult(applied.layout, sections: sections)
             try checkChange(id: id, key: diff.layout, layout: applied.layout, batch: applied.batch)
 
         case .drop(let drop):

@@ -58,6 +58,41 @@ enum Invariants {
         }
     }
 
+    /// Elements selected by index paths or by kind are those a scan of every element picks, in layout order.
+    static func checkSelection(on layout: PreparedLayout, _ selection: AttributeSelection?) {
+        guard let selection else { return }
+        let picks: (LayoutElement) -> Bool
+        switch selection {
+        case .all, .rect: return  // .rect: checkQueries
+        case .items(let paths):
+            let wanted = Set(paths)
+            picks = { $0.kind == .cell && wanted.contains(ItemIndexPath(section: $0.section, item: $0.item)) }
+        case .supplementary(let kind, let sections):
+            let wanted = sections.map(Set.init)
+            picks = { $0.kind == kind && (wanted?.contains($0.section) ?? true) }
+        }
+        var selected: [LayoutElement] = []
+        layout.forEachElement(selectedBy: selection) { selected.append($0) }
+        var scanned: [LayoutElement] = []
+        layout.forEachElement { if picks($0) { scanned.append($0) } }
+        check(selected == scanned, "\(selection): \(selected.count) elements selected, a scan picks \(scanned.count)")
+    }
+
+    /// A diff leaves the layout with the very sections it was sent.
+    static func checkDiffResult(_ layout: PreparedLayout, sections: [Section]) {
+        let result = layout.input.sections
+        check(result.count == sections.count, "\(result.count) sections after a diff to \(sections.count)")
+        for (index, (got, wanted)) in zip(result, sections).enumerated() {
+            check(got.items.count == wanted.items.count, "section \(index): \(got.items.count) items after the diff, \(wanted.items.count) sent")
+            check(got.headerHeight == wanted.headerHeight && got.footerHeight == wanted.footerHeight && got.parameters == wanted.parameters,
+                  "section \(index): header, footer or parameters differ from the diff's")
+            if !wanted.items.isEmpty { check(got.ids == wanted.ids, "section \(index): ids differ from the diff's") }
+            for item in 0..<min(got.items.count, wanted.items.count) {
+                check(got.items[item] == wanted.items[item], "section \(index) item \(item): \(got.items[item]) after the diff, \(wanted.items[item]) sent")
+            }
+        }
+    }
+
     /// An incremental change must give the very frames a full prepare gives (bit for bit).
     static func checkIdentical(_ changed: PreparedLayout, _ full: PreparedLayout) {
         check(bits(changed.contentSize) == bits(full.contentSize), "content size \(changed.contentSize) after the change, \(full.contentSize) prepared in full")
