@@ -11,6 +11,8 @@ let package = Package(
         .executable(name: "layoutd-bench", targets: ["layoutd-bench"]),
         .library(name: "LayoutEngine", targets: ["LayoutEngine"]),
         .library(name: "LayoutClient", targets: ["LayoutClient"]),
+        // For the fuzzer (Fuzz/), a separate package so that its sanitizer build stays out of this one.
+        .library(name: "LayoutWire", targets: ["LayoutWire"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -66,3 +66,29 @@ import Testing
         }
     }
 }
+
+@Suite struct TransportCapConfigurationTests {
+    @Test func theTransportCapIsFourTimesTheMessageLimitUnlessSet() async throws {
+        let derived = try await ConfigurationLoader.load(filePath: nil, environment: ["LAYOUTD_LIMITS_MAX_MESSAGE_BYTES": "1000"])
+        #expect(derived.maxTransportBytes == nil)
+        #expect(derived.resolvedMaxTransportBytes == 4000)
+
+        let set = try await ConfigurationLoader.load(filePath: nil, environment: ["LAYOUTD_LIMITS_MAX_MESSAGE_BYTES": "1000", "LAYOUTD_LIMITS_MAX_TRANSPORT_BYTES": "1500"])
+        #expect(set.resolvedMaxTransportBytes == 1500)
+    }
+
+    @Test func theDerivedCapStopsAtInt64Max() {
+        var configuration = ServerConfiguration()
+        configuration.maxMessageBytes = .max / 2
+        #expect(configuration.resolvedMaxTransportBytes == .max)
+    }
+
+    @Test func aCapBelowTheMessageLimitIsRejected() async {
+        await #expect(throws: ConfigurationError.self) {
+            try await ConfigurationLoader.load(filePath: nil, environment: ["LAYOUTD_LIMITS_MAX_MESSAGE_BYTES": "1000", "LAYOUTD_LIMITS_MAX_TRANSPORT_BYTES": "999"])
+        }
+        await #expect(throws: ConfigurationError.self) {
+            try await ConfigurationLoader.load(filePath: nil, environment: ["LAYOUTD_LIMITS_MAX_TRANSPORT_BYTES": "-1"])
+        }
+    }
+}

@@ -10,7 +10,8 @@ import Glibc
 /// - `front` / `LAYOUTD_FRONT`, `events` / `LAYOUTD_EVENTS`, `stats` / `LAYOUTD_STATS`: endpoints
 /// - `workers` / `LAYOUTD_WORKERS`, `queue` / `LAYOUTD_QUEUE`
 /// - `limits.maxItems` / `LAYOUTD_LIMITS_MAX_ITEMS`, `limits.maxSections` / `LAYOUTD_LIMITS_MAX_SECTIONS`,
-///   `limits.maxMessageBytes` / `LAYOUTD_LIMITS_MAX_MESSAGE_BYTES`
+///   `limits.maxMessageBytes` / `LAYOUTD_LIMITS_MAX_MESSAGE_BYTES`,
+///   `limits.maxTransportBytes` / `LAYOUTD_LIMITS_MAX_TRANSPORT_BYTES` (unset: 4 × `limits.maxMessageBytes`)
 /// - `store.maxBytes` / `LAYOUTD_STORE_MAX_BYTES`
 /// - `sendHighWaterMark` / `LAYOUTD_SEND_HIGH_WATER_MARK`, `shutdownGraceSeconds` / `LAYOUTD_SHUTDOWN_GRACE_SECONDS`
 /// - `log.level` / `LAYOUTD_LOG_LEVEL`
@@ -46,6 +47,12 @@ public enum ConfigurationLoader {
         c.maxItems = try nonNegative(config.int(forKey: "limits.maxItems", default: c.maxItems), "limits.maxItems")
         c.maxSections = try nonNegative(config.int(forKey: "limits.maxSections", default: c.maxSections), "limits.maxSections")
         c.maxMessageBytes = Int64(try nonNegative(config.int(forKey: "limits.maxMessageBytes", default: Int(c.maxMessageBytes)), "limits.maxMessageBytes"))
+        if let transport = config.int(forKey: "limits.maxTransportBytes") {
+            guard Int64(transport) >= c.maxMessageBytes else {
+                throw ConfigurationError(key: "limits.maxTransportBytes", message: "must be at least limits.maxMessageBytes (\(c.maxMessageBytes)), not \(transport)")
+            }
+            c.maxTransportBytes = Int64(transport)
+        }
         c.storeCapacityBytes = try nonNegative(config.int(forKey: "store.maxBytes", default: c.storeCapacityBytes), "store.maxBytes")
         let hwm = try nonNegative(config.int(forKey: "sendHighWaterMark", default: Int(c.sendHighWaterMark)), "sendHighWaterMark")
         guard hwm <= Int(Int32.max) else { throw ConfigurationError(key: "sendHighWaterMark", message: "must fit in 32 bits") }

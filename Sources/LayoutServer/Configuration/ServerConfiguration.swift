@@ -19,8 +19,12 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var maxItems = 10_000_000
     /// Sections of one layout (`limits.maxSections`).
     public var maxSections = 100_000
-    /// Largest request accepted, in bytes: libzmq's ZMQ_MAXMSGSIZE, an int64 (`limits.maxMessageBytes`).
+    /// Largest request body served, in bytes (`limits.maxMessageBytes`); a larger one is answered `too_large`.
     public var maxMessageBytes: Int64 = 1 << 30
+    /// Largest message frame the front socket takes at all, in bytes: libzmq's ZMQ_MAXMSGSIZE, an int64
+    /// (`limits.maxTransportBytes`). A peer that sends a larger frame is disconnected without a reply.
+    /// nil: `maxMessageBytes` × `transportBytesFactor` (see `resolvedMaxTransportBytes`).
+    public var maxTransportBytes: Int64?
     /// Memory bound of the layout store in bytes; the least recently used layouts are evicted (`store.maxBytes`).
     public var storeCapacityBytes = 4 << 30
     /// Outgoing messages queued per peer before ZeroMQ drops (PUB) or blocks (`sendHighWaterMark`).
@@ -31,6 +35,17 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var logLevel = "info"
 
     public init() {}
+
+    /// How many times `maxMessageBytes` the transport cap is when `maxTransportBytes` is not set: a
+    /// request somewhat over the limit is answered, and only a grossly larger one costs the connection.
+    public static let transportBytesFactor: Int64 = 4
+
+    /// `maxTransportBytes`, or `transportBytesFactor` × `maxMessageBytes` (at most `Int64.max`) when unset.
+    public var resolvedMaxTransportBytes: Int64 {
+        if let maxTransportBytes { return maxTransportBytes }
+        let (product, overflow) = maxMessageBytes.multipliedReportingOverflow(by: Self.transportBytesFactor)
+        return overflow ? .max : product
+    }
 
     /// `workers`, with 0 resolved to the number of CPU cores.
     public var resolvedWorkers: Int {

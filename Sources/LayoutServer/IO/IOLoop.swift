@@ -17,6 +17,8 @@ final class IOLoop {
     private let stats: ServerStats
     private let logger: Logger
     private let graceSeconds: Double
+    /// Bodies larger than this are answered `too_large` here, without a worker (`limits.maxMessageBytes`).
+    private let maxMessageBytes: Int64
     /// What the mailbox held, being delivered; kept between passes so its array is reused.
     private var inbox: [IOMessage] = []
     /// Active subscriptions (distinct topic prefixes), from the XPUB's subscribe/unsubscribe messages.
@@ -40,7 +42,9 @@ final class IOLoop {
             try socket.set(.linger, 0)
             try socket.set(.sendHighWaterMark, configuration.sendHighWaterMark)
         }
-        try front.set(.maxMessageSize, configuration.maxMessageBytes)
+        // Beyond the transport cap libzmq drops the peer; between the limit and the cap the body is
+        // received whole and answered `too_large` (receiveRequests).
+        try front.set(.maxMessageSize, configuration.resolvedMaxTransportBytes)
         try statsSocket.set(.maxMessageSize, 64 * 1024)
         try front.bind(configuration.frontEndpoint)
         try events.bind(configuration.eventsEndpoint)
@@ -55,6 +59,7 @@ final class IOLoop {
         self.stats = stats
         self.logger = logger
         self.graceSeconds = configuration.shutdownGraceSeconds
+        self.maxMessageBytes = configuration.maxMessageBytes
     }
 
     /// Serves until a `.shutdown` message has arrived and every admitted request is answered
@@ -123,18 +128,24 @@ final class IOLoop {
         close()
     }
 
+    /// The routing frames (all but the body) a request may carry, in bytes: ROUTER's routing id (at most
+    /// 255 bytes), REQ's empty delimiter, and whatever small frames a DEALER client adds.
+    static let maxEnvelopeBytes = 64 * 1024
+
     /// Receives what is waiting on the front socket, a bounded batch at a time so the other sockets
     /// are not starved; true when it stopped at the bound (more may be waiting).
     private func receiveRequests(accepting: Bool) -> Bool {
         for _ in 0..<256 {
             var envelope = Envelope()
+            var envelopeBytes = 0
             let body: RequestBody
             do {
                 // Frames as they come: the routing frames are copied into one envelope, and the body
                 // stays in its message.
                 guard var frame = try front.receive(flags: .dontWait) else { return false }
                 while frame.more {
-                    frame.withUnsafeBytes { envelope.append($0) }
+                    envelopeBytes += frame.count
+                    if envelopeBytes <= Self.maxEnvelopeBytes { frame.withUnsafeBytes { envelope.append($0) } }
                     // The rest of a multipart message is already there: libzmq delivers it whole.
                     guard let next = try front.receive(flags: .dontWait) else {
                         throw ZeroMQError(code: .again, operation: "zmq_msg_recv")
@@ -147,7 +158,18 @@ final class IOLoop {
                 return false
             }
             guard !envelope.isEmpty else { continue }
-            if !accepting {
+            guard envelopeBytes <= Self.maxEnvelopeBytes else {
+                // The reply would have to carry these frames back; a client that puts this much before
+                // its body is broken, and copying it would stall every other client.
+                stats.recordRequest(op: "unknown", micros: 0, errorCode: "too_large")
+                logger.warning("request dropped: its routing frames are over the limit", metadata: ["bytes": "\(envelopeBytes)", "limit": "\(Self.maxEnvelopeBytes)"])
+                continue
+            }
+            if Int64(body.count) > maxMessageBytes {
+                // Checked before anything else: the same request would be too large after a retry too.
+                stats.recordRequest(op: "unknown", micros: 0, errorCode: "too_large")
+                send(envelope: envelope, body: ErrorReplies.tooLarge(for: body, limit: maxMessageBytes))
+            } else if !accepting {
                 send(envelope: envelope, body: ErrorReplies.busy(for: body, message: "the daemon is shutting down"))
             } else if !submit(envelope, body) {
                 stats.recordRequest(op: "unknown", micros: 0, errorCode: "busy")

@@ -38,26 +38,31 @@ public struct RequestDecoder: Sendable {
 
     /// The request's `id`, read as cheaply as possible from a body that failed to decode, so that the
     /// error reply can echo it. nil when there is none or it cannot be found.
+    ///
+    /// The top-level members are read up to the end or the first fault; as in `decode`, the last `id`
+    /// wins (a body may name it twice), so an error reply echoes the id a success reply would.
     public static func requestID(in body: UnsafeRawBufferPointer) -> RequestID? {
         var reader = JSONReader(body)
+        var id: RequestID?
         do throws(WireError) {
             guard try reader.beginObject() else { return nil }
             repeat {
                 let key = try reader.readKey()
-                if reader.key(key, is: "id") {
-                    switch try reader.readValue() {
-                    case .string(let text): return .string(text)
-                    // A number beyond Double's range would make the reply unreadable to most parsers.
-                    case .number(let number) where number.value.isFinite: return .number(number.text)
-                    default: return nil
-                    }
+                guard reader.key(key, is: "id") else {
+                    try reader.skipValue()
+                    continue
                 }
-                try reader.skipValue()
+                switch try reader.readValue() {
+                case .string(let text): id = .string(text)
+                // A number beyond Double's range would make the reply unreadable to most parsers.
+                case .number(let number) where number.value.isFinite: id = .number(number.text)
+                default: id = nil
+                }
             } while try reader.nextMember()
         } catch {
-            return nil
+            return id
         }
-        return nil
+        return id
     }
 
     /// `requestID(in:)` for a body held in an array.

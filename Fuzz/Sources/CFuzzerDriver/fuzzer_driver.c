@@ -1,0 +1,2 @@
+// Declarations only (include/fuzzer_driver.h); the driver itself comes from libFuzzer.
+#include "fuzzer_driver.h"
