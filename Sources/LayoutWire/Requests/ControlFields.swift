@@ -6,7 +6,7 @@
 /// A name given twice keeps its last value, as `JSONObject` lookups (and JavaScript's `JSON.parse`) do.
 struct ControlFields {
     enum Name: Int, CaseIterable {
-        case v, id, op, layout, bounds, spec, contentInsets, decorations, `return`, format, rect, supplementary, ifVersion
+        case v, id, op, layout, bounds, spec, contentInsets, decorations, `return`, format, rect, supplementary, ifVersion, namespace
 
         /// The member name as it appears in a body.
         var key: String {
@@ -24,12 +24,13 @@ struct ControlFields {
             case .rect: return "rect"
             case .supplementary: return "supplementary"
             case .ifVersion: return "ifVersion"
+            case .namespace: return "namespace"
             }
         }
     }
 
     // As many slots as `Name` has cases (a test reads and writes every one).
-    private var values = InlineArray<13, JSONValue?>(repeating: nil)
+    private var values = InlineArray<14, JSONValue?>(repeating: nil)
 
     subscript(name: Name) -> JSONValue? {
         get { values[name.rawValue] }
@@ -83,6 +84,7 @@ enum TopLevelMember: Equatable {
         case 7 where named("updates"): self = .updates
         case 8 where named("sections"): self = .sections
         case 9 where named("ifVersion"): self = .control(.ifVersion)
+        case 9 where named("namespace"): self = .control(.namespace)
         case 11 where named("decorations"): self = .control(.decorations)
         case 13 where named("contentInsets"): self = .control(.contentInsets)
         case 13 where named("supplementary"): self = .control(.supplementary)

@@ -90,11 +90,15 @@ public struct QueryRequest: Hashable, Sendable {
     public var layout: String
     public var selection: AttributeSelection
     public var format: AttributesFormat
+    /// Whose layout: another client's namespace, which only an admin of a daemon with CURVE may read;
+    /// nil for the caller's own.
+    public var namespace: String?
 
-    public init(layout: String, selection: AttributeSelection, format: AttributesFormat = .objects) {
+    public init(layout: String, selection: AttributeSelection, format: AttributesFormat = .objects, namespace: String? = nil) {
         self.layout = layout
         self.selection = selection
         self.format = format
+        self.namespace = namespace
     }
 }
 

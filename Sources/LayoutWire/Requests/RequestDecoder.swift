@@ -178,7 +178,7 @@ private struct TopLevelFields {
             let selection = try fields.querySelection(rect: rect, items: try items.optionalValue(body: body, maxDepth: maxDepth) { (reader: inout JSONReader) throws(WireError) in
                 try ItemIndexPathsDecoder.decode(&reader, at: .root / "items")
             })
-            return Request(id: id, operation: .query(QueryRequest(layout: key, selection: selection, format: try fields.format())))
+            return Request(id: id, operation: .query(QueryRequest(layout: key, selection: selection, format: try fields.format(), namespace: try fields.namespace())))
         case .bounds:
             let key = try fields.layoutKey()
             return Request(id: id, operation: .bounds(BoundsRequest(layout: key, bounds: try fields.bounds())))
