@@ -57,7 +57,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "layoutctl",
-            dependencies: ["LayoutClient", "LayoutWire", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["LayoutClient", "LayoutWire", "ZeroMQ", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "layout-bench", dependencies: ["LayoutEngine", "LayoutTestKit"]),
         .executableTarget(

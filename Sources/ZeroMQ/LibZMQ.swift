@@ -119,6 +119,11 @@ enum LibZMQ {
         try require("zmq_disconnect(\(endpoint))") { zmq_disconnect(socket, endpoint) }
     }
 
+    /// Starts (`endpoint` non-nil) or stops (`nil`) reporting `events` of `socket` on an inproc PAIR.
+    static func monitor(_ socket: UnsafeMutableRawPointer, _ endpoint: String?, events: Int32) throws(ZeroMQError) {
+        try require("zmq_socket_monitor(\(endpoint ?? "nil"))") { zmq_socket_monitor(socket, endpoint, events) }
+    }
+
     // MARK: Options
 
     static func setOption(

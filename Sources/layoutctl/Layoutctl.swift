@@ -14,7 +14,7 @@ struct Layoutctl: ParsableCommand {
         subcommands: [
             PingCommand.self, LayoutCommand.self, PrepareCommand.self, QueryCommand.self, BoundsCommand.self,
             UpdateCommand.self, DiffCommand.self, DropCommand.self, ListCommand.self, WatchCommand.self,
-            StatsCommand.self,
+            StatsCommand.self, KeygenCommand.self,
         ]
     )
 

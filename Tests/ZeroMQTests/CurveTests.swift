@@ -195,3 +195,48 @@ private struct CurvePair {
         )
     }
 }
+
+/// Handshakes that fail before any ZAP request, seen through a socket monitor.
+@Suite struct HandshakeMonitorTests {
+    @Test func aPlainClientOfACurveServerFailsItsHandshakeAsAMechanismMismatch() throws {
+        let context = try Context()
+        let server = try makeSocket(.router, in: context)
+        try server.makeCurveServer(secretKey: CurveKeyPair.generate().secretKey)
+        let endpoint = "inproc://monitor-\(UInt64.random(in: 0 ... .max))"
+        try server.monitor([.handshakeFailedProtocol, .handshakeSucceeded], at: endpoint)
+        let watcher = try makeSocket(.pair, in: context)
+        try watcher.connect(endpoint)
+        try server.bind("tcp://127.0.0.1:*")
+        let plain = try makeSocket(.dealer, in: context)
+        try plain.connect(server.lastEndpoint)
+        _ = try plain.send(bytes("hello"))
+        let event = try #require(MonitorEvent(frames: try required(try watcher.receiveMultipart())))
+        #expect(event.event == .handshakeFailedProtocol)
+        #expect(MonitorEvent.ProtocolError(rawValue: event.value) == .mechanismMismatch)
+        #expect(event.endpoint.hasPrefix("tcp://127.0.0.1:"))
+    }
+
+    @Test func aClientWithAWrongServerKeyFailsItsHandshakeCryptographically() throws {
+        let context = try Context()
+        let server = try makeSocket(.router, in: context)
+        try server.makeCurveServer(secretKey: CurveKeyPair.generate().secretKey)
+        let endpoint = "inproc://monitor-\(UInt64.random(in: 0 ... .max))"
+        let watcher = try makeSocket(.pair, in: context)
+        // A PAIR may connect before the monitor binds its end (inproc allows either order).
+        try watcher.connect(endpoint)
+        try server.monitor([.handshakeFailedProtocol], at: endpoint)
+        try server.bind("tcp://127.0.0.1:*")
+        let client = try makeSocket(.dealer, in: context)
+        try client.makeCurveClient(keys: CurveKeyPair.generate(), serverKey: CurveKeyPair.generate().publicKey)
+        try client.connect(server.lastEndpoint)
+        _ = try client.send(bytes("hello"))
+        let event = try #require(MonitorEvent(frames: try required(try watcher.receiveMultipart())))
+        #expect(event.event == .handshakeFailedProtocol)
+        #expect(MonitorEvent.ProtocolError(rawValue: event.value) == .cryptographic)
+    }
+
+    @Test func monitorMessagesOfAnotherShapeAreNotEvents() {
+        #expect(MonitorEvent(frames: [[1, 2, 3]]) == nil)
+        #expect(MonitorEvent(frames: [[1, 2, 3], []]) == nil)
+    }
+}

@@ -22,7 +22,7 @@ final class IOLoop {
     /// Active subscriptions (distinct topic prefixes), from the XPUB's subscribe/unsubscribe messages.
     private var subscriptions: [[UInt8]: Int] = [:]
     /// With CURVE: who may do what, asked per message (see `AccessGate`); nil without CURVE.
-    private var gate: AccessGate?
+    private let gate: AccessGate?
 
     /// The endpoints actually bound (a `:*` port resolved).
     let frontEndpoint: String
@@ -45,10 +45,8 @@ final class IOLoop {
         }
         try front.set(.maxMessageSize, configuration.maxMessageBytes)
         try statsSocket.set(.maxMessageSize, 64 * 1024)
-        if let access {
-            try AccessGate.secure(front: front, events: events, stats: statsSocket, with: access)
-            gate = AccessGate(access: access)
-        }
+        if let access { try AccessGate.secure(front: front, events: events, stats: statsSocket, with: access) }
+        gate = access.map { AccessGate(access: $0) }
         try front.bind(configuration.frontEndpoint)
         try events.bind(configuration.eventsEndpoint)
         try statsSocket.bind(configuration.statsEndpoint)

@@ -16,6 +16,8 @@ public final class AccessControl: Sendable {
     private let clients: Mutex<ClientKeyList>
     private let stats: ServerStats
     private let logger: Logger
+    /// When each kind of refusal (socket, reason, peer or key) was last logged as a warning.
+    private let lastWarnings = Mutex<[String: ContinuousClock.Instant]>([:])
 
     /// Reads the server's secret key and the allow-list.
     init(serverSecretKeyPath: String, clientKeysPath: String, stats: ServerStats, logger: Logger) throws(KeyFileError) {
@@ -86,10 +88,20 @@ public final class AccessControl: Sendable {
 
     // MARK: Refusals
 
-    /// Counts a refused handshake, request or subscription (`authFailures`) and logs it at `level`.
-    func recordRefusal(_ reason: String, socket: String, peerAddress: String?, key: String?, level: Logger.Level = .warning) {
+    /// Counts a refused handshake, request or subscription (`authFailures`) and logs it: as a warning
+    /// the first time in a minute for its socket, reason, peer and key, else as a debug line, since a
+    /// refused client typically retries every 100 ms.
+    func recordRefusal(_ reason: String, socket: String, peerAddress: String?, key: String?) {
         stats.recordAuthFailure()
-        logger.log(level: level, "refused a client", metadata: [
+        let kind = "\(socket) \(reason) \(peerAddress ?? "") \(key ?? "")"
+        let now = ContinuousClock.now
+        let warn = lastWarnings.withLock { last in
+            if let previous = last[kind], now - previous < .seconds(60) { return false }
+            if last.count >= 10_000 { last.removeAll() }
+            last[kind] = now
+            return true
+        }
+        logger.log(level: warn ? .warning : .debug, "refused a client", metadata: [
             "reason": "\(reason)", "socket": "\(socket)", "peer": "\(peerAddress ?? "unknown")", "key": "\(key ?? "none")",
         ])
     }

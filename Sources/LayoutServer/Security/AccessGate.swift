@@ -15,19 +15,19 @@ import ZeroMQ
 /// another client's key receives nothing.
 struct AccessGate {
     let access: AccessControl
-    /// User-Ids refused before: the first refusal of a key is a warning, later ones are debug lines.
-    private var warned: Set<String> = []
 
     init(access: AccessControl) {
         self.access = access
     }
 
-    /// Makes the daemon's sockets CURVE servers with the server's key and ZAP domains; the events
-    /// socket also takes subscriptions manually. Call before binding them.
+    /// Makes the daemon's sockets CURVE servers with the server's key and ZAP domains, monitored for
+    /// failed handshakes; the events socket also takes subscriptions manually. Call before binding them.
     static func secure(front: Socket, events: Socket, stats: Socket, with access: AccessControl) throws(ZeroMQError) {
         for (socket, domain) in [(front, ZAPDomain.front), (events, ZAPDomain.events), (stats, ZAPDomain.stats)] {
             try socket.makeCurveServer(secretKey: access.serverKeys.secretKey)
             try socket.set(.zapDomain, domain)
+            // Handshakes that fail before reaching the ZAP handler, which reads this monitor.
+            try socket.monitor(.handshakeFailedProtocol, at: ZAPHandler.monitorEndpoint(domain))
         }
         try events.set(.xpubManual, true)
     }
@@ -36,7 +36,7 @@ struct AccessGate {
 
     /// The caller of a front request whose body is `frame`; nil when its key is no longer listed
     /// (the request is dropped, unanswered, and counted).
-    mutating func caller(of frame: borrowing Message) -> Caller? {
+    func caller(of frame: borrowing Message) -> Caller? {
         guard let userID = frame.userID else {
             refuse("no User-Id", socket: ZAPDomain.front, frame: frame, userID: nil)
             return nil
@@ -49,7 +49,7 @@ struct AccessGate {
     }
 
     /// Whether a stats request (its last frame `frame`) comes from a key listed as admin now.
-    mutating func admitsStats(_ frame: borrowing Message) -> Bool {
+    func admitsStats(_ frame: borrowing Message) -> Bool {
         let userID = frame.userID
         if let userID, access.isAdmin(userID: userID) { return true }
         refuse("not an admin key", socket: ZAPDomain.stats, frame: frame, userID: userID)
@@ -61,7 +61,7 @@ struct AccessGate {
     /// Files a subscription message (`0x01 prefix` or `0x00 prefix`) received on the manual XPUB
     /// `events`: the subscriber's key, then `prefix` unless it starts with that key already. Returns
     /// the prefix as received, for the subscription count.
-    mutating func file(subscription message: borrowing Message, on events: Socket) -> (subscribe: Bool, prefix: [UInt8])? {
+    func file(subscription message: borrowing Message, on events: Socket) -> (subscribe: Bool, prefix: [UInt8])? {
         let frame = message.bytes
         guard let kind = frame.first, kind <= 1 else { return nil }
         let prefix = Array(frame.dropFirst())
@@ -92,9 +92,7 @@ struct AccessGate {
         return !prefixes.isEmpty
     }
 
-    private mutating func refuse(_ reason: String, socket: String, frame: borrowing Message, userID: String?) {
-        let first = warned.insert(userID ?? "").inserted
-        if warned.count > 10_000 { warned.removeAll() }
-        access.recordRefusal(reason, socket: socket, peerAddress: frame.peerAddress, key: userID, level: first ? .warning : .debug)
+    private func refuse(_ reason: String, socket: String, frame: borrowing Message, userID: String?) {
+        access.recordRefusal(reason, socket: socket, peerAddress: frame.peerAddress, key: userID)
     }
 }

@@ -4,67 +4,136 @@ import Synchronization
 import ZeroMQ
 
 /// The daemon's ZAP handler (ZeroMQ RFC 27): libzmq asks it about every CURVE handshake on the daemon's
-/// sockets, and it admits exactly the keys of the allow-list (the stats socket: only admin keys).
+/// sockets, and it admits exactly the keys of the allow-list (the stats socket: only admin keys). It also
+/// reads the daemon sockets' monitors for handshakes that fail before any ZAP request (a plain ZeroMQ
+/// client, a client with a wrong server key), so that every refused handshake is counted and logged.
 ///
-/// It owns one ROUTER socket at `inproc://zeromq.zap.01` on a thread of its own, from binding to closing.
-/// That socket must be bound before any CURVE socket of the context binds and stay bound while they
-/// live: libzmq 4.3 admits *every* client that knows the server's public key when no handler is bound.
-/// So `start` returns only once it is bound, and the thread closes it only when the context is terminated,
-/// which happens after the I/O thread has closed the daemon's sockets.
+/// It owns its sockets (a ROUTER at `inproc://zeromq.zap.01`, a PAIR per monitor) on a thread of its own,
+/// from binding to closing. The ROUTER must be bound before any CURVE socket of the context binds and
+/// stay bound while they live: libzmq 4.3 admits *every* client that knows the server's public key when
+/// no handler is bound. So `start` returns only once it is bound, and the thread closes it only when
+/// the context is terminated, which happens after the I/O thread has closed the daemon's sockets.
 enum ZAPHandler {
     /// Where libzmq looks for a context's ZAP handler.
     static let endpoint = "inproc://zeromq.zap.01"
+
+    /// Where the monitor of the daemon socket of ZAP `domain` reports (see `AccessGate.secure`).
+    static func monitorEndpoint(_ domain: String) -> String {
+        "inproc://layoutd-handshakes-\(domain)"
+    }
+
+    /// The domains whose sockets are monitored.
+    static let domains = [ZAPDomain.front, ZAPDomain.events, ZAPDomain.stats]
 
     /// Binds the handler in `context` and serves it on a new thread until the context is terminated.
     /// Returns once it is bound.
     static func start(context: Context, access: AccessControl, logger: Logger) throws(ServerError) {
         let bound = Handoff<Result<Void, ServerError>>()
         let thread = Thread {
-            let socket: Socket
+            let zap: Socket
+            var monitors: [(domain: String, socket: Socket)] = []
             do {
-                socket = try Socket(.router, in: context)
-                try socket.bind(endpoint)
+                zap = try Socket(.router, in: context)
+                try zap.bind(endpoint)
+                // inproc allows connecting before the monitored socket's monitor binds its end.
+                for domain in domains {
+                    let monitor = try Socket(.pair, in: context)
+                    try monitor.connect(monitorEndpoint(domain))
+                    monitors.append((domain, monitor))
+                }
             } catch {
                 bound.put(.failure(ServerError("cannot bind the ZAP handler at \(endpoint): \(error)")))
                 return
             }
             bound.put(.success(()))
-            serve(socket, access: access, logger: logger)
-            socket.close()
+            Loop(zap: zap, monitors: monitors, access: access, logger: logger).run()
+            zap.close()
+            for monitor in monitors { monitor.socket.close() }
         }
         thread.name = "layoutd-zap"
         thread.start()
         try (bound.take() ?? .failure(ServerError("the ZAP thread reported nothing"))).get()
     }
 
-    /// Answers requests until the context is shut down.
-    private static func serve(_ socket: Socket, access: AccessControl, logger: Logger) {
-        while true {
-            let frames: [[UInt8]]
-            do {
-                guard let received = try socket.receiveMultipart() else { continue }
-                frames = received
-            } catch where error.code == .terminated {
-                return
-            } catch {
-                // Never give up the endpoint while the daemon serves: without a handler, libzmq would
-                // admit anyone. A receive on a healthy socket does not fail otherwise; don't spin if it does.
-                logger.error("ZAP receive failed", metadata: ["error": "\(error)"])
-                Thread.sleep(forTimeInterval: 0.01)
-                continue
+    /// The thread's loop over its sockets.
+    private struct Loop {
+        let zap: Socket
+        let monitors: [(domain: String, socket: Socket)]
+        let access: AccessControl
+        let logger: Logger
+
+        /// Answers requests and reads monitors until the context is shut down.
+        func run() {
+            var poller = Poller()
+            let zapToken = poller.register(zap)
+            let monitorTokens = monitors.map { poller.register($0.socket) }
+            while true {
+                let ready: [Poller.Ready]
+                do {
+                    ready = try poller.poll(timeout: nil)
+                } catch where error.code == .terminated {
+                    return
+                } catch {
+                    // Never give up the endpoint while the daemon serves: without a handler, libzmq would
+                    // admit anyone. A poll of healthy sockets does not fail otherwise; don't spin if it does.
+                    logger.error("ZAP poll failed", metadata: ["error": "\(error)"])
+                    Thread.sleep(forTimeInterval: 0.01)
+                    continue
+                }
+                for item in ready {
+                    if item.token == zapToken {
+                        guard answerRequests() else { return }
+                    } else if let index = monitorTokens.firstIndex(of: item.token) {
+                        guard readMonitor(monitors[index]) else { return }
+                    }
+                }
             }
-            // libzmq never sends a malformed request; one that is cannot be answered.
-            guard let request = ZAPRequest(frames: frames) else { continue }
-            let decision = access.decide(domain: request.domain, mechanism: request.mechanism, credentials: request.credentials)
-            if case .refuse(let reason) = decision {
-                access.recordRefusal(reason, socket: request.domain, peerAddress: request.address, key: CurveKey(bytes: request.credentials)?.z85)
+        }
+
+        /// Answers every waiting ZAP request; false once the context is shut down.
+        private func answerRequests() -> Bool {
+            while true {
+                let frames: [[UInt8]]
+                do {
+                    guard let received = try zap.receiveMultipart(flags: .dontWait) else { return true }
+                    frames = received
+                } catch {
+                    return error.code != .terminated
+                }
+                // libzmq never sends a malformed request; one that is cannot be answered.
+                guard let request = ZAPRequest(frames: frames) else { continue }
+                let decision = access.decide(domain: request.domain, mechanism: request.mechanism, credentials: request.credentials)
+                if case .refuse(let reason) = decision {
+                    access.recordRefusal(reason, socket: request.domain, peerAddress: request.address, key: CurveKey(bytes: request.credentials)?.z85)
+                }
+                do {
+                    _ = try zap.send(multipart: request.reply(decision), flags: .dontWait)
+                } catch {
+                    guard error.code != .terminated else { return false }
+                    logger.warning("ZAP reply failed", metadata: ["error": "\(error)"])
+                }
             }
-            do {
-                _ = try socket.send(multipart: request.reply(decision), flags: .dontWait)
-            } catch where error.code == .terminated {
-                return
-            } catch {
-                logger.warning("ZAP reply failed", metadata: ["error": "\(error)"])
+        }
+
+        /// Counts every failed handshake a monitor reports; false once the context is shut down.
+        private func readMonitor(_ monitor: (domain: String, socket: Socket)) -> Bool {
+            while true {
+                let frames: [[UInt8]]
+                do {
+                    guard let received = try monitor.socket.receiveMultipart(flags: .dontWait) else { return true }
+                    frames = received
+                } catch {
+                    return error.code != .terminated
+                }
+                guard let event = MonitorEvent(frames: frames), event.event == .handshakeFailedProtocol else { continue }
+                let reason: String
+                switch MonitorEvent.ProtocolError(rawValue: event.value) {
+                case .mechanismMismatch: reason = "handshake failed: the client does not speak CURVE"
+                case .cryptographic: reason = "handshake failed: the client has a wrong server key"
+                default: reason = "handshake failed: protocol error 0x\(String(event.value, radix: 16))"
+                }
+                // libzmq 4.3's monitor names the daemon's own endpoint here, not the peer's.
+                access.recordRefusal(reason, socket: monitor.domain, peerAddress: nil, key: nil)
             }
         }
     }

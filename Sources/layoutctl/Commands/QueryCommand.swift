@@ -29,6 +29,9 @@ struct QueryCommand: ParsableCommand {
     @Option(help: "Attribute format: objects or columns.", transform: ArgumentParsing.format)
     var format: ReplyFormat?
 
+    @Option(help: "Another client's namespace (an admin key of a daemon with CURVE only).")
+    var namespace: String?
+
     func validate() throws {
         let selectors = [rect != nil, !items.isEmpty, supplementary != nil].filter { $0 }.count
         guard selectors == 1 else { throw ValidationError("give exactly one of --rect, --item, --supplementary") }
@@ -37,11 +40,11 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         try options.perform({ client throws(ClientError) in
-            if let rect { return try client.query(key: key, rect: rect, format: format) }
+            if let rect { return try client.query(key: key, rect: rect, format: format, namespace: namespace) }
             if let supplementary {
-                return try client.query(key: key, supplementary: supplementary, sections: sections, format: format)
+                return try client.query(key: key, supplementary: supplementary, sections: sections, format: format, namespace: namespace)
             }
-            return try client.query(key: key, items: items, format: format)
+            return try client.query(key: key, items: items, format: format, namespace: namespace)
         }, summary: { Summaries.query($0, key: key) })
     }
 }
