@@ -45,10 +45,9 @@ public struct CurveCredentials: Sendable, Hashable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .invalidKey("\(path): cannot read the file")
         }
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-            guard let word = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).first else { continue }
+        for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
+            guard let word = line.split(whereSeparator: \.isWhitespace).first, !word.hasPrefix("#") else { continue }
             if let key = CurveKey(z85: word) { return key }
-            if word.hasPrefix("#") { continue }
             throw .invalidKey("\(path): \"\(word.prefix(48))\" is not a key (40 characters of Z85)")
         }
         throw .invalidKey("\(path): no key in the file")

@@ -12,8 +12,8 @@ import ZeroMQ
 /// D:)Q[IlAW!ahhC2ac:9*A}h:p?([4%wOTJ%JR%cs  ops admin
 /// ```
 ///
-/// A line starting with `#` is a comment unless its first word is a key (the Z85 alphabet has `#`);
-/// a `#` after the words of an entry starts a comment too. A name is 1 to 32 characters of `A-Z a-z
+/// A line whose first word starts with `#` is a comment (no key starts with `#`: in Z85 that character
+/// only follows others), and so is everything from a word starting with `#` on. A name is 1 to 32 characters of `A-Z a-z
 /// 0-9 . _ -`: shorter than a key, so a name never equals another entry's unnamed namespace. Entries that
 /// share a name share a namespace, which is how a client rotates its key without losing its layouts. A key
 /// listed twice is an error.
@@ -43,7 +43,7 @@ struct ClientKeyList: Sendable {
     /// Reads the list from the text of the file at `path` (named in errors).
     init(parsing text: String, path: String) throws(KeyFileError) {
         var lines: [CurveKey: Int] = [:]
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let number = index + 1
             guard let entry = try Self.entry(in: rawLine, path: path, line: number) else { continue }
             if let first = lines[entry.key] {
@@ -71,10 +71,9 @@ struct ClientKeyList: Sendable {
 
     /// The entry on `line`, nil for a blank line or a comment.
     private static func entry(in line: Substring, path: String, line number: Int) throws(KeyFileError) -> Entry? {
-        var words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
-        guard let first = words.first else { return nil }
+        var words = line.split(whereSeparator: \.isWhitespace)
+        guard let first = words.first, !first.hasPrefix("#") else { return nil }
         guard let key = CurveKey(z85: first) else {
-            if first.hasPrefix("#") { return nil }
             throw KeyFileError(path: path, line: number, message: "\"\(first.prefix(48))\" is not a public key (40 characters of Z85)")
         }
         if let comment = words.firstIndex(where: { $0.hasPrefix("#") }) {

@@ -7,11 +7,10 @@ enum KeyFiles {
     /// comment holds the secret key in Z85 (as `layoutctl keygen` writes it); the public key is derived.
     static func serverKeys(at path: String) throws(KeyFileError) -> CurveKeyPair {
         let text = try contents(of: path)
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let word = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).first
-            guard let word else { continue }
+        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let word = line.split(whereSeparator: \.isWhitespace).first
+            guard let word, !word.hasPrefix("#") else { continue }
             guard let secretKey = CurveKey(z85: word) else {
-                if word.hasPrefix("#") { continue }
                 throw KeyFileError(path: path, line: index + 1, message: "not a secret key (40 characters of Z85)")
             }
             do {
