@@ -7,16 +7,17 @@ import ZeroMQ
 ///
 /// ```
 /// # comments start with '#'; blank lines are skipped
-/// rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7          # an unnamed client: its namespace is its key
-/// Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID  alice   # namespace "alice"
-/// D:)Q[IlAW!ahhC2ac:9*A}h:p?([4%wOTJ%JR%cs  ops admin
+/// m:{k-j85kVgs/zI{mzB]<V*5V=Imv8&[OQAOY3T)                # an unnamed client: its namespace is its key
+/// v(d/o=S:$q!tIG=dvKaH5N$x)ue4?ZxUw%WP=Kth  alice         # namespace "alice"
+/// 7F$1f=<{:J8Yb<b6M!Uw/1?9=E3bPjDt$ZG*zbz?  ops admin
 /// ```
 ///
-/// A line whose first word starts with `#` is a comment (no key starts with `#`: in Z85 that character
-/// only follows others), and so is everything from a word starting with `#` on. A name is 1 to 32 characters of `A-Z a-z
-/// 0-9 . _ -`: shorter than a key, so a name never equals another entry's unnamed namespace. Entries that
-/// share a name share a namespace, which is how a client rotates its key without losing its layouts. A key
-/// listed twice is an error.
+/// A line whose first word starts with `#` is a comment (no key starts with `#`: the first character of
+/// a Z85 group encodes at most 4294967295 / 85^4 = 82, and `#` is the 85th), and so is everything from a
+/// word starting with `#` on. A name is 1 to 32 characters of `A-Z a-z 0-9 . _ -`: shorter than a key,
+/// so a name never equals another entry's unnamed namespace. Entries that share a name share a
+/// namespace, which is how a client rotates its key without losing its layouts. A key listed twice is an
+/// error.
 struct ClientKeyList: Sendable {
     /// One admitted key.
     struct Entry: Sendable, Hashable {

@@ -9,7 +9,7 @@ struct KeygenCommand: ParsableCommand {
         abstract: "Write a new CURVE key pair: PREFIX.key (secret, mode 600) and PREFIX.pub (public).",
         discussion: """
             For a client: add the line of PREFIX.pub, with a name, to the daemon's security.clientKeysFile, \
-            and use --key PREFIX.key. For the daemon: security.serverSecretKeyFile is PREFIX.key, and clients \
+            and use --secret-key PREFIX.key. For the daemon: security.serverSecretKeyFile is PREFIX.key, and clients \
             take PREFIX.pub as --server-key. Keys are Z85 (40 characters), as zmq_curve_keypair makes them.
             """
     )
