@@ -146,10 +146,10 @@ final class IOLoop {
                     }
                     frame = next
                 }
-                if gate != nil {
+                if let gate {
                     // With CURVE: who sent it, from the connection's User-Id; a key taken off the
                     // list meanwhile gets nothing.
-                    guard let caller = gate?.caller(of: frame) else { continue }
+                    guard let caller = gate.caller(of: frame) else { continue }
                     body = RequestBody(frame, caller: caller)
                 } else {
                     body = RequestBody(frame)
@@ -172,12 +172,12 @@ final class IOLoop {
     /// Answers waiting stats requests; true when it stopped at its bound (more may be waiting).
     private func answerStats() -> Bool {
         for _ in 0..<64 {
-            if gate != nil {
+            if let gate {
                 // With CURVE, only a key listed as admin now: the request is read as a message for
                 // its User-Id.
                 guard let received = try? statsSocket.receiveMultipartMessage(flags: .dontWait) else { return false }
                 let head = received.head
-                guard gate?.admitsStats(received.last) == true, !head.isEmpty else { continue }
+                guard gate.admitsStats(received.last), !head.isEmpty else { continue }
                 let answer = statsAnswer(StatsRequestKind(body: received.last.bytes))
                 _ = try? statsSocket.send(multipart: head + [answer], flags: .dontWait)
                 continue
@@ -197,10 +197,10 @@ final class IOLoop {
         for _ in 0..<256 {
             let kind: UInt8
             let topic: [UInt8]
-            if gate != nil {
+            if let gate {
                 // With CURVE the XPUB is manual: the gate files each subscription for its subscriber.
                 guard let message = try? events.receive(flags: .dontWait) else { return false }
-                guard let filed = gate?.file(subscription: message, on: events) else { continue }
+                guard let filed = gate.file(subscription: message, on: events) else { continue }
                 (kind, topic) = (filed.subscribe ? 1 : 0, filed.prefix)
             } else {
                 guard let frame = try? events.receiveBytes(flags: .dontWait) else { return false }
