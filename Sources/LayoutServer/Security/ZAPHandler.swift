@@ -115,6 +115,26 @@ enum ZAPHandler {
             }
         }
 
+        /// Why a handshake failed, for the log; nil for an event that is not a failed handshake.
+        ///
+        /// A client without CURVE and the daemon both notice the mismatch, and whichever closes first
+        /// makes the other see a broken connection: so a connection closed during the handshake counts
+        /// too (as does, necessarily, a port scan).
+        static func reason(_ event: MonitorEvent) -> String? {
+            switch event.event {
+            case .handshakeFailedProtocol:
+                switch MonitorEvent.ProtocolError(rawValue: event.value) {
+                case .mechanismMismatch: return "handshake failed: the client does not speak CURVE"
+                case .cryptographic: return "handshake failed: the client has a wrong server key"
+                default: return "handshake failed: protocol error 0x\(String(event.value, radix: 16))"
+                }
+            case .handshakeFailedNoDetail:
+                return "handshake failed: the connection closed during the handshake (errno \(event.value))"
+            default:
+                return nil
+            }
+        }
+
         /// Counts every failed handshake a monitor reports; false once the context is shut down.
         private func readMonitor(_ monitor: (domain: String, socket: Socket)) -> Bool {
             while true {
@@ -125,13 +145,7 @@ enum ZAPHandler {
                 } catch {
                     return error.code != .terminated
                 }
-                guard let event = MonitorEvent(frames: frames), event.event == .handshakeFailedProtocol else { continue }
-                let reason: String
-                switch MonitorEvent.ProtocolError(rawValue: event.value) {
-                case .mechanismMismatch: reason = "handshake failed: the client does not speak CURVE"
-                case .cryptographic: reason = "handshake failed: the client has a wrong server key"
-                default: reason = "handshake failed: protocol error 0x\(String(event.value, radix: 16))"
-                }
+                guard let event = MonitorEvent(frames: frames), let reason = Self.reason(event) else { continue }
                 // libzmq 4.3's monitor names the daemon's own endpoint here, not the peer's.
                 access.recordRefusal(reason, socket: monitor.domain, peerAddress: nil, key: nil)
             }

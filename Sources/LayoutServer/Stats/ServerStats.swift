@@ -54,8 +54,8 @@ public final class ServerStats: Sendable {
         state.withLock { $0.eventsPublished += 1 }
     }
 
-    /// A client refused by CURVE security: a handshake the ZAP handler refused, or a request or
-    /// subscription of a key no longer listed.
+    /// A client refused by CURVE security: a failed handshake (refused by the ZAP handler, or broken
+    /// off before it), or a request or subscription of a key no longer listed.
     public func recordAuthFailure() {
         state.withLock { $0.authFailures += 1 }
     }

@@ -78,7 +78,7 @@ public struct StatsSnapshot: Sendable, Hashable {
         metric("layout_bytes", "gauge", "Bytes held by kept layouts.", [("", String(layoutBytes))])
         metric("events_published_total", "counter", "Events published on the events socket.", [("", String(eventsPublished))])
         metric("subscribers", "gauge", "Subscriptions on the events socket.", [("", String(subscribers))])
-        metric("auth_failures_total", "counter", "Clients refused by CURVE security: handshakes, and requests or subscriptions of keys no longer listed.", [("", String(authFailures))])
+        metric("auth_failures_total", "counter", "Clients refused by CURVE security: failed handshakes, and requests or subscriptions of keys no longer listed.", [("", String(authFailures))])
         return out
     }
 

@@ -17,7 +17,7 @@ struct KeygenCommand: ParsableCommand {
     @ParentCommand private var root: Layoutctl
     private var options: GlobalOptions { root.options }
 
-    @Option(help: "Where to write: PREFIX.key and PREFIX.pub.")
+    @Option(help: ArgumentHelp("Where to write: PREFIX.key and PREFIX.pub.", valueName: "prefix"))
     var out = "client"
 
     @Flag(help: "Replace existing files.")
