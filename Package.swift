@@ -49,6 +49,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
@@ -65,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "layoutctl",
             dependencies: [
-                "LayoutClient", "LayoutWire", "LayoutEngine", "LayoutRender",
+                "LayoutClient", "LayoutWire", "LayoutEngine", "LayoutRender", "ZeroMQ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

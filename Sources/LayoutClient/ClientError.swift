@@ -13,6 +13,8 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What the caller asked to send cannot be sent (a job that is not a JSON object, a value
     /// `JSONSerialization` cannot write).
     case invalidInput(String)
+    /// A CURVE key (file) that cannot be used.
+    case invalidKey(String)
 
     /// A short snake_case name for scripts and log lines, in the style of the daemon's error codes.
     public var code: String {
@@ -21,6 +23,7 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
         case .transport: "transport"
         case .malformedReply: "malformed_reply"
         case .invalidInput: "invalid_input"
+        case .invalidKey: "invalid_key"
         }
     }
 
@@ -31,6 +34,7 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
         case .transport(let error): error.description
         case .malformedReply(let reason): reason
         case .invalidInput(let reason): reason
+        case .invalidKey(let reason): reason
         }
     }
 

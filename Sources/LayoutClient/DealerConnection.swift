@@ -8,14 +8,16 @@ final class DealerConnection {
     let endpoint: String
     private let context: Context
     private let sendTimeout: Duration
+    private let curve: CurveCredentials?
     private var socket: Socket
     private var poller: Poller
 
-    init(endpoint: String, context: Context, sendTimeout: Duration) throws(ClientError) {
+    init(endpoint: String, context: Context, sendTimeout: Duration, curve: CurveCredentials? = nil) throws(ClientError) {
         self.endpoint = endpoint
         self.context = context
         self.sendTimeout = sendTimeout
-        socket = try Self.connect(endpoint, in: context, sendTimeout: sendTimeout)
+        self.curve = curve
+        socket = try Self.connect(endpoint, in: context, sendTimeout: sendTimeout, curve: curve)
         poller = Self.poller(for: socket)
     }
 
@@ -43,7 +45,7 @@ final class DealerConnection {
     /// the peer's ROUTER, since the new socket has a new routing id (the ZeroMQ guide's Lazy Pirate).
     func reconnect() throws(ClientError) {
         socket.close()
-        socket = try Self.connect(endpoint, in: context, sendTimeout: sendTimeout)
+        socket = try Self.connect(endpoint, in: context, sendTimeout: sendTimeout, curve: curve)
         poller = Self.poller(for: socket)
     }
 
@@ -57,10 +59,11 @@ final class DealerConnection {
         return frames.first ?? []
     }
 
-    private static func connect(_ endpoint: String, in context: Context, sendTimeout: Duration) throws(ClientError) -> Socket {
+    private static func connect(_ endpoint: String, in context: Context, sendTimeout: Duration, curve: CurveCredentials?) throws(ClientError) -> Socket {
         try transport { () throws(ZeroMQError) in
             let socket = try Socket(.dealer, in: context)
             try socket.set(.sendTimeout, sendTimeout.socketMilliseconds)
+            try curve?.apply(to: socket)
             try socket.connect(endpoint)
             return socket
         }

@@ -4,6 +4,10 @@ import ZeroMQ
 ///
 /// Not `Sendable`: it owns a SUB socket, which belongs to one thread.
 ///
+/// With CURVE (`curve`), the daemon publishes each event under its owner's key and this subscriber
+/// adds its own public key in front of every prefix and takes it off every topic again: it subscribes
+/// and receives exactly as without CURVE, and only its own namespace's events reach it.
+///
 /// Subscriptions travel to the daemon asynchronously, so events published right after `subscribe`
 /// returns may be missed (ZeroMQ's "slow joiner"); and the daemon drops events for subscribers that
 /// fall behind. Both show as a gap in a layout's `version`, which is the signal to query afresh.
@@ -15,21 +19,29 @@ public final class EventSubscriber {
     public let endpoint: String
     private let socket: Socket
     private var poller = Poller()
+    /// With CURVE: the subscriber's public key in Z85, in front of every topic on the wire.
+    private let topicPrefix: [UInt8]
 
     /// Connects to `endpoint` and subscribes to each of `prefixes` (none: subscribe later).
     ///
-    /// - Parameter context: the ZeroMQ context to make the socket in; `nil` makes one for this subscriber.
+    /// - Parameters:
+    ///   - context: the ZeroMQ context to make the socket in; `nil` makes one for this subscriber.
+    ///   - curve: the keys for a daemon with CURVE; `nil` for one without.
     public init(
         endpoint: String = EventSubscriber.defaultEndpoint,
         context: Context? = nil,
-        prefixes: [String] = []
+        prefixes: [String] = [],
+        curve: CurveCredentials? = nil
     ) throws(ClientError) {
         self.endpoint = endpoint
         let context = try makeContext(context)
+        let topicPrefix = curve?.topicPrefix ?? []
+        self.topicPrefix = topicPrefix
         socket = try transport { () throws(ZeroMQError) in
             let socket = try Socket(.sub, in: context)
+            try curve?.apply(to: socket)
             try socket.connect(endpoint)
-            for prefix in prefixes { try socket.subscribe(prefix) }
+            for prefix in prefixes { try socket.subscribe(topicPrefix + Array(prefix.utf8)) }
             return socket
         }
         poller.register(socket, for: .readable)
@@ -38,12 +50,12 @@ public final class EventSubscriber {
     /// Receives events whose topic starts with `prefix`: `batch:` for every batch, `batch:feed` for one
     /// layout's (and any key that starts with `feed`), `""` for everything.
     public func subscribe(_ prefix: String) throws(ClientError) {
-        try transport { () throws(ZeroMQError) in try socket.subscribe(prefix) }
+        try transport { () throws(ZeroMQError) in try socket.subscribe(topicPrefix + Array(prefix.utf8)) }
     }
 
     /// Removes one `subscribe(prefix)`.
     public func unsubscribe(_ prefix: String) throws(ClientError) {
-        try transport { () throws(ZeroMQError) in try socket.unsubscribe(prefix) }
+        try transport { () throws(ZeroMQError) in try socket.unsubscribe(topicPrefix + Array(prefix.utf8)) }
     }
 
     /// The next event, or `nil` if none came within `timeout` (`nil`: wait without limit).
@@ -57,7 +69,9 @@ public final class EventSubscriber {
                 guard frames.count == 2 else {
                     throw .malformedReply("an event of \(frames.count) frames, not 2 (topic, body)")
                 }
-                return try LayoutEvent(topic: frames[0], body: frames[1])
+                // With CURVE every topic starts with our key (the socket's own filter saw to that).
+                let topic = frames[0].starts(with: topicPrefix) ? Array(frames[0].dropFirst(topicPrefix.count)) : frames[0]
+                return try LayoutEvent(topic: topic, body: frames[1])
             }
             let remaining = deadline.map { $0 - .now }
             if let remaining, remaining <= .zero { return nil }

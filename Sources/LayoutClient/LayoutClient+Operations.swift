@@ -42,28 +42,31 @@ extension LayoutClient {
     /// - Parameters:
     ///   - pinning: headers and footers to pin to `rect`'s edges, `rect` being the visible bounds.
     ///   - dynamics: a scroll whose spring displacement moves the cells.
+    ///   - namespace: another client's namespace, for an admin of a daemon with CURVE (nil: the
+    ///     caller's own); the same for the other `query` forms.
     public func query(
-        key: String, rect: QueryRect, format: ReplyFormat? = nil, pinning: QueryPinning? = nil, dynamics: QueryDynamics? = nil
+        key: String, rect: QueryRect, format: ReplyFormat? = nil, pinning: QueryPinning? = nil, dynamics: QueryDynamics? = nil,
+        namespace: String? = nil
     ) throws(ClientError) -> Reply {
         var selector: [String: Any] = ["rect": rect.jsonValue]
         if let pinning { selector["pin"] = pinning.jsonValue }
         if let dynamics { selector["dynamics"] = dynamics.jsonValue }
-        return try call("query", fields: Self.fields(key: key, selector, format: format))
+        return try call("query", fields: Self.fields(key: key, selector, format: format, namespace: namespace))
     }
 
     /// `query` by index paths: the cells at `items` (those that exist).
-    public func query(key: String, items: [ItemLocation], format: ReplyFormat? = nil) throws(ClientError) -> Reply {
-        try call("query", fields: Self.fields(key: key, ["items": items.map(\.jsonValue)], format: format))
+    public func query(key: String, items: [ItemLocation], format: ReplyFormat? = nil, namespace: String? = nil) throws(ClientError) -> Reply {
+        try call("query", fields: Self.fields(key: key, ["items": items.map(\.jsonValue)], format: format, namespace: namespace))
     }
 
     /// `query` of supplementary elements: the `kind` elements of `sections` (`nil`: of every section).
     /// Sections without such an element are left out of the answer.
     public func query(
-        key: String, supplementary kind: SupplementaryKind, sections: [Int]? = nil, format: ReplyFormat? = nil
+        key: String, supplementary kind: SupplementaryKind, sections: [Int]? = nil, format: ReplyFormat? = nil, namespace: String? = nil
     ) throws(ClientError) -> Reply {
         var supplementary: [String: Any] = ["kind": kind.rawValue]
         if let sections { supplementary["sections"] = sections }
-        return try call("query", fields: Self.fields(key: key, ["supplementary": supplementary], format: format))
+        return try call("query", fields: Self.fields(key: key, ["supplementary": supplementary], format: format, namespace: namespace))
     }
 
     /// `bounds`: gives layout `key` a new size; the daemon re-prepares it if the size changed.
@@ -118,10 +121,11 @@ extension LayoutClient {
         return fields
     }
 
-    private static func fields(key: String, _ selector: [String: Any], format: ReplyFormat?) -> [String: Any] {
+    private static func fields(key: String, _ selector: [String: Any], format: ReplyFormat?, namespace: String? = nil) -> [String: Any] {
         var fields = selector
         fields["layout"] = key
         if let format { fields["format"] = format.rawValue }
+        if let namespace { fields["namespace"] = namespace }
         return fields
     }
 }

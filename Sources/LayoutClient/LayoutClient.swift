@@ -24,13 +24,18 @@ public final class LayoutClient {
     /// Connects to `endpoint`. The connection is made in the background, so this succeeds whether or
     /// not the daemon is up; requests time out while it is not.
     ///
-    /// - Parameter context: the ZeroMQ context to make the socket in; `nil` makes one for this client.
+    /// - Parameters:
+    ///   - context: the ZeroMQ context to make the socket in; `nil` makes one for this client.
+    ///   - curve: the keys for a daemon with CURVE; `nil` for one without. With CURVE the client only
+    ///     ever sees its own layouts (its namespace), and a daemon that does not admit its key never
+    ///     answers: requests time out.
     public init(
         endpoint: String = LayoutClient.defaultEndpoint,
         context: Context? = nil,
-        timeout: Duration = .seconds(5)
+        timeout: Duration = .seconds(5),
+        curve: CurveCredentials? = nil
     ) throws(ClientError) {
-        connection = try DealerConnection(endpoint: endpoint, context: makeContext(context), sendTimeout: timeout)
+        connection = try DealerConnection(endpoint: endpoint, context: makeContext(context), sendTimeout: timeout, curve: curve)
         self.timeout = timeout
     }
 

@@ -15,13 +15,16 @@ public final class StatsClient {
 
     /// Connects to `endpoint` (in the background, as `LayoutClient` does).
     ///
-    /// - Parameter context: the ZeroMQ context to make the socket in; `nil` makes one for this client.
+    /// - Parameters:
+    ///   - context: the ZeroMQ context to make the socket in; `nil` makes one for this client.
+    ///   - curve: the keys for a daemon with CURVE, where only keys listed as admin get an answer.
     public init(
         endpoint: String = StatsClient.defaultEndpoint,
         context: Context? = nil,
-        timeout: Duration = .seconds(5)
+        timeout: Duration = .seconds(5),
+        curve: CurveCredentials? = nil
     ) throws(ClientError) {
-        connection = try DealerConnection(endpoint: endpoint, context: makeContext(context), sendTimeout: timeout)
+        connection = try DealerConnection(endpoint: endpoint, context: makeContext(context), sendTimeout: timeout, curve: curve)
         self.timeout = timeout
     }
 

@@ -5,6 +5,7 @@ import LayoutWire
 import Logging
 import ServiceLifecycle
 import Synchronization
+import UnixSignals
 import ZeroMQ
 
 /// layoutd as a service: binds the sockets, serves until graceful shutdown (SIGTERM / SIGINT through
@@ -19,39 +20,58 @@ public struct LayoutDaemon: Service {
     }
 
     public func run() async throws {
+        // With CURVE, SIGHUP rereads the client keys. Trapped before the sockets are bound, so a SIGHUP
+        // sent once the daemon answers never meets the default action (exit); without CURVE, SIGHUP is
+        // left as it always was.
+        let hangUps = configuration.isCurveEnabled ? await UnixSignalsSequence(trapping: .sighup) : nil
         let running = try start()
         logger.info("layoutd serving", metadata: [
             "front": "\(running.frontEndpoint)", "events": "\(running.eventsEndpoint)", "stats": "\(running.statsEndpoint)",
             "workers": "\(configuration.resolvedWorkers)",
         ])
-        await withGracefulShutdownHandler {
-            await running.waitUntilStopped()
-        } onGracefulShutdown: {
-            running.requestStop()
+        let logger = self.logger
+        await withTaskGroup(of: Void.self) { group in
+            if let hangUps {
+                group.addTask { await running.reloadClientKeys(on: hangUps, logger: logger) }
+            }
+            await withGracefulShutdownHandler {
+                await running.waitUntilStopped()
+            } onGracefulShutdown: {
+                running.requestStop()
+            }
+            group.cancelAll()
         }
         logger.info("layoutd stopped")
     }
 
     /// Binds the sockets and starts serving on a thread of its own; returns once the sockets are bound.
     public func start() throws -> RunningDaemon {
-        let context = try Context()
-        let mailbox = try Mailbox<IOMessage>()
         let stats = ServerStats()
+        let access = try makeAccessControl(stats: stats)
+        let context = try Context()
+        if let access {
+            // Before any socket binds: without a handler, libzmq would admit every CURVE client.
+            try ZAPHandler.start(context: context, access: access, logger: logger)
+        }
+        let mailbox = try Mailbox<IOMessage>()
         let store = LayoutStore(capacityBytes: configuration.storeCapacityBytes) { change in
             let event: WireEvent
+            let namespace: String
             switch change {
             case let .invalidated(key, version, reason, contentSize):
-                event = EventEncoder.invalidated(layout: key, version: version, reason: reason, contentSize: contentSize)
+                event = EventEncoder.invalidated(layout: key.name, version: version, reason: reason, contentSize: contentSize)
+                namespace = key.namespace
             case let .batch(key, version, members, contentSize):
-                event = EventEncoder.batch(layout: key, version: version, members: members, contentSize: contentSize)
+                event = EventEncoder.batch(layout: key.name, version: version, members: members, contentSize: contentSize)
+                namespace = key.namespace
             }
-            mailbox.post(.event(topic: event.topic, body: event.body))
+            mailbox.post(.event(namespace: namespace, topic: event.topic, body: event.body))
         }
         let handler = RequestHandler(store: store, stats: stats, limits: configuration.inputLimits, startedAt: Date())
         let pool = WorkerPool(workers: configuration.resolvedWorkers, queueCapacity: configuration.queueCapacity, handler: handler, stats: stats) { reply in
             mailbox.post(.reply(reply))
         }
-        let running = RunningDaemon(mailbox: mailbox)
+        let running = RunningDaemon(mailbox: mailbox, access: access)
         let bound = BindResult()
         let configuration = self.configuration
         let logger = self.logger
@@ -68,7 +88,8 @@ public struct LayoutDaemon: Service {
                         case .metrics: return Array(snapshot.prometheusText().utf8)
                         }
                     },
-                    isIdle: { pool.isIdle }
+                    isIdle: { pool.isIdle },
+                    access: access
                 )
             } catch {
                 bound.set(.failure(ServerError("cannot bind: \(error)")))
@@ -94,11 +115,17 @@ public final class RunningDaemon: Sendable {
     private let mailbox: Mailbox<IOMessage>
     private let stopped = DispatchGroup()
     private let endpoints = Mutex((front: "", events: "", stats: ""))
+    /// With CURVE, the keys and the allow-list; nil without CURVE.
+    let access: AccessControl?
 
-    init(mailbox: Mailbox<IOMessage>) {
+    init(mailbox: Mailbox<IOMessage>, access: AccessControl?) {
         self.mailbox = mailbox
+        self.access = access
         stopped.enter()
     }
+
+    /// The server's CURVE public key, which clients need; nil without CURVE.
+    public var serverPublicKey: CurveKey? { access?.serverKeys.publicKey }
 
     public var frontEndpoint: String { endpoints.withLock { $0.front } }
     public var eventsEndpoint: String { endpoints.withLock { $0.events } }

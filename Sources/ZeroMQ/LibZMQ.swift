@@ -119,6 +119,11 @@ enum LibZMQ {
         try require("zmq_disconnect(\(endpoint))") { zmq_disconnect(socket, endpoint) }
     }
 
+    /// Starts (`endpoint` non-nil) or stops (`nil`) reporting `events` of `socket` on an inproc PAIR.
+    static func monitor(_ socket: UnsafeMutableRawPointer, _ endpoint: String?, events: Int32) throws(ZeroMQError) {
+        try require("zmq_socket_monitor(\(endpoint ?? "nil"))") { zmq_socket_monitor(socket, endpoint, events) }
+    }
+
     // MARK: Options
 
     static func setOption(
@@ -196,6 +201,61 @@ enum LibZMQ {
     /// Receives into `message`; `false` when there is nothing to receive (non-blocking or timed out).
     static func receive(_ socket: UnsafeMutableRawPointer, into message: UnsafeMutablePointer<zmq_msg_t>, flags: Int32) throws(ZeroMQError) -> Bool {
         try check("zmq_msg_recv") { zmq_msg_recv(message, socket, flags) } != nil
+    }
+
+    // MARK: Message properties
+
+    /// The metadata property `name` of the connection `message` came in on (`zmq_msg_gets`); nil when
+    /// the connection has no such property (EINVAL), as for every property of a sent message.
+    static func messageProperty(_ message: UnsafeMutablePointer<zmq_msg_t>, _ name: String) -> String? {
+        guard let value = zmq_msg_gets(message, name) else { return nil }
+        return String(cString: value)
+    }
+
+    // MARK: CURVE and Z85
+
+    /// Whether this libzmq was built with `capability` (`zmq_has`): "curve", "ipc", ...
+    static func has(_ capability: String) -> Bool {
+        zmq_has(capability) != 0
+    }
+
+    /// A fresh key pair in Z85 (`zmq_curve_keypair`); `ENOTSUP` when libzmq was built without CURVE.
+    static func curveKeyPair() throws(ZeroMQError) -> (publicKey: String, secretKey: String) {
+        var publicKey = [CChar](repeating: 0, count: 41)
+        var secretKey = [CChar](repeating: 0, count: 41)
+        try require("zmq_curve_keypair") { zmq_curve_keypair(&publicKey, &secretKey) }
+        return (string(fromNulTerminated: publicKey), string(fromNulTerminated: secretKey))
+    }
+
+    /// The Z85 public key that belongs to a Z85 secret key (`zmq_curve_public`).
+    static func curvePublicKey(secretKey: String) throws(ZeroMQError) -> String {
+        var publicKey = [CChar](repeating: 0, count: 41)
+        try require("zmq_curve_public") { zmq_curve_public(&publicKey, secretKey) }
+        return string(fromNulTerminated: publicKey)
+    }
+
+    /// `bytes` in Z85 (`zmq_z85_encode`); nil unless the count is a multiple of 4.
+    static func z85Encode(_ bytes: [UInt8]) -> String? {
+        guard bytes.count % 4 == 0 else { return nil }
+        var text = [CChar](repeating: 0, count: bytes.count / 4 * 5 + 1)
+        guard zmq_z85_encode(&text, bytes, bytes.count) != nil else { return nil }
+        return string(fromNulTerminated: text)
+    }
+
+    /// The bytes of Z85 `text` (`zmq_z85_decode`); nil unless the length is a positive multiple of 5
+    /// and every character is in the Z85 alphabet.
+    static func z85Decode(_ text: String) -> [UInt8]? {
+        let utf8 = Array(text.utf8)
+        // zmq_z85_decode reads up to the first NUL; a text with one inside is not Z85.
+        guard !utf8.isEmpty, utf8.count % 5 == 0, !utf8.contains(0) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: utf8.count / 5 * 4)
+        guard zmq_z85_decode(&bytes, text) != nil else { return nil }
+        return bytes
+    }
+
+    private static func string(fromNulTerminated characters: [CChar]) -> String {
+        let bytes = characters.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     // MARK: Polling

@@ -102,6 +102,20 @@ public struct Message: ~Copyable, @unchecked Sendable {
         withUnsafeBytes { Array($0) }
     }
 
+    /// A metadata property of the connection the frame came in on (`zmq_msg_gets`), such as
+    /// `User-Id`, `Peer-Address`, `Socket-Type` or `Routing-Id`, or one a ZAP handler added; nil when
+    /// the connection has none of that name. Cheap: a lookup in a small table libzmq keeps per
+    /// connection, no copy of the frame.
+    public func property(_ name: String) -> String? {
+        LibZMQ.messageProperty(raw, name)
+    }
+
+    /// The `User-Id` a ZAP handler gave the sender's connection when it admitted it; nil without one.
+    public var userID: String? { property("User-Id") }
+
+    /// The sender's address (`Peer-Address`: the IP address for tcp), when libzmq knows it.
+    public var peerAddress: String? { property("Peer-Address") }
+
     /// The frame decoded as UTF-8 (invalid sequences repaired with U+FFFD).
     public var string: String {
         withUnsafeBytes { String(decoding: $0, as: UTF8.self) }

@@ -27,6 +27,30 @@ extension SocketOption where Value == Bool {
     public static var immediate: Self { .init(code: ZMQ_IMMEDIATE, codec: .bool) }
 }
 
+extension SocketOption where Value == Bool {
+    /// `ZMQ_CURVE_SERVER` (C `int`): the socket is the server side of CURVE handshakes; it needs
+    /// `curveSecretKey`. Set before binding. Every peer must then speak CURVE, and with a ZAP handler
+    /// bound in the context (`inproc://zeromq.zap.01`) that handler decides who is admitted; without
+    /// one, libzmq admits every client that knows the server's public key.
+    public static var curveServer: Self { .init(code: ZMQ_CURVE_SERVER, codec: .bool) }
+}
+
+extension SocketOption where Value == CurveKey {
+    /// `ZMQ_CURVE_PUBLICKEY` (32 bytes): a CURVE client's own public key. Set before connecting.
+    public static var curvePublicKey: Self { .init(code: ZMQ_CURVE_PUBLICKEY, codec: .curveKey) }
+    /// `ZMQ_CURVE_SECRETKEY` (32 bytes): the socket's own secret key, on a client or a server.
+    public static var curveSecretKey: Self { .init(code: ZMQ_CURVE_SECRETKEY, codec: .curveKey) }
+    /// `ZMQ_CURVE_SERVERKEY` (32 bytes): the public key of the server a CURVE client connects to;
+    /// setting it makes the socket a CURVE client.
+    public static var curveServerKey: Self { .init(code: ZMQ_CURVE_SERVERKEY, codec: .curveKey) }
+}
+
+extension SocketOption where Value == String {
+    /// `ZMQ_ZAP_DOMAIN` (string): the domain a server socket names in its ZAP requests, so that one
+    /// handler can tell the sockets of a process apart. Set before binding.
+    public static var zapDomain: Self { .init(code: ZMQ_ZAP_DOMAIN, codec: .string(capacity: 256)) }
+}
+
 extension SocketOption where Value == [UInt8] {
     /// `ZMQ_ROUTING_ID` (binary, 1...255 bytes, not starting with 0): the id a ROUTER peer sees for this
     /// socket. Set before connecting.
@@ -39,6 +63,11 @@ extension WriteOnlySocketOption where Value == Bool {
     public static var routerMandatory: Self { .init(code: ZMQ_ROUTER_MANDATORY, codec: .bool) }
     /// `ZMQ_XPUB_VERBOSE` (C `int`): an XPUB passes on every subscription message, not only new ones.
     public static var xpubVerbose: Self { .init(code: ZMQ_XPUB_VERBOSE, codec: .bool) }
+    /// `ZMQ_XPUB_MANUAL` (C `int`): an XPUB passes every subscription message to the application
+    /// and applies none itself. After receiving one, `set(.subscribe, …)` / `set(.unsubscribe, …)`
+    /// file a topic for the subscriber that sent it, which may differ from the one it asked for.
+    /// Unsubscriptions made by libzmq for a departed subscriber arrive without metadata.
+    public static var xpubManual: Self { .init(code: ZMQ_XPUB_MANUAL, codec: .bool) }
 }
 
 extension WriteOnlySocketOption where Value == [UInt8] {

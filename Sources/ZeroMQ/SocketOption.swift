@@ -65,16 +65,25 @@ extension OptionCodec where Value == [UInt8] {
 }
 
 extension OptionCodec where Value == String {
-    /// A NUL-terminated string of at most `capacity` bytes including the NUL.
+    /// A string: set as its UTF-8 bytes (libzmq takes the length, and would keep a NUL as part of the
+    /// value), read back NUL-terminated in at most `capacity` bytes including the NUL.
     static func string(capacity: Int) -> Self {
         Self(
             capacity: capacity,
-            encode: { Array($0.utf8) + [0] },
+            encode: { Array($0.utf8) },
             decode: { bytes in
                 let text = bytes.prefix { $0 != 0 }
                 return String(decoding: text, as: UTF8.self)
             }
         )
+    }
+}
+
+extension OptionCodec where Value == CurveKey {
+    /// A CURVE key: set as its 32 bytes, read back in binary form (libzmq answers a 32-byte buffer
+    /// with the bytes, a 41-byte one with Z85).
+    static var curveKey: Self {
+        Self(capacity: 32, encode: { $0.bytes }, decode: { CurveKey(bytes: $0) })
     }
 }
 

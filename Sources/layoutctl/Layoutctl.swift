@@ -15,7 +15,7 @@ struct Layoutctl: ParsableCommand {
         subcommands: [
             PingCommand.self, LayoutCommand.self, PrepareCommand.self, QueryCommand.self, BoundsCommand.self,
             UpdateCommand.self, DiffCommand.self, DropCommand.self, ListCommand.self, WatchCommand.self,
-            StatsCommand.self, RenderCommand.self,
+            StatsCommand.self, RenderCommand.self, KeygenCommand.self,
         ]
     )
 

@@ -40,6 +40,12 @@ struct LayoutdCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error, critical.")
     var logLevel: String?
 
+    @Option(name: .customLong("server-secret-key-file"), help: "CURVE: the server's secret key (Z85), e.g. from 'layoutctl keygen'. Needs --client-keys-file.")
+    var serverSecretKeyFile: String?
+
+    @Option(name: .customLong("client-keys-file"), help: "CURVE: the clients admitted (public keys, names, admin); reread on SIGHUP.")
+    var clientKeysFile: String?
+
     func run() async throws {
         var overrides: ConfigurationLoader.Overrides = [:]
         if let front { overrides["front"] = .init(.string(front), isSecret: false) }
@@ -50,6 +56,8 @@ struct LayoutdCommand: AsyncParsableCommand {
         if let maxItems { overrides["limits.maxItems"] = .init(.int(maxItems), isSecret: false) }
         if let storeMaxBytes { overrides["store.maxBytes"] = .init(.int(storeMaxBytes), isSecret: false) }
         if let logLevel { overrides["log.level"] = .init(.string(logLevel), isSecret: false) }
+        if let serverSecretKeyFile { overrides["security.serverSecretKeyFile"] = .init(.string(serverSecretKeyFile), isSecret: false) }
+        if let clientKeysFile { overrides["security.clientKeysFile"] = .init(.string(clientKeysFile), isSecret: false) }
 
         let file = config ?? ConfigurationLoader.defaultFilePath
         let configuration = try await ConfigurationLoader.load(filePath: file, overrides: overrides)

@@ -5,11 +5,17 @@
     python3 client.py demo --job ../jobs/waterfall.json --key pins --rect 0,0,414,600
     python3 client.py watch                     # print every event until Ctrl-C
     python3 client.py watch batch: invalidated:feed --count 5
+    python3 client.py --secret-key alice.key --server-key server.pub demo   # a daemon with CURVE
 
 Requests go to the front socket through a DEALER. A DEALER adds no envelope of its own, so each request
 is sent as [b"", body]: the daemon's ROUTER then sees the same shape as from a REQ socket, and the reply
 comes back as [b"", body]. Replies are matched by the request's "id"; after a timeout the socket is
 replaced (the ZeroMQ guide's "Lazy Pirate"), so a late reply can never be taken for the next one.
+
+With CURVE (docs: OPERATIONS, Security) every socket is a CURVE client: the client's secret key (its public
+key follows from it) and the daemon's public key, from files as `layoutctl keygen` writes them. Event topics
+then start with the client's own public key (40 characters of Z85): subscriptions get it in front, and it is
+taken off the topics received.
 """
 
 import argparse
@@ -37,11 +43,38 @@ class ReplyError(Exception):
         super().__init__(f"error {self.code}: {self.message}{where}")
 
 
+def read_key(path):
+    """The key in a key file: the first word of the first line that is not blank or a comment."""
+    with open(path) as file:
+        for line in file:
+            words = line.split()
+            if words and not words[0].startswith("#"):
+                return words[0].encode()
+    raise SystemExit(f"{path}: no key in the file")
+
+
+def curve_keys(args):
+    """(secret, public, server) keys in Z85 for --secret-key and --server-key; None without them."""
+    if not args.secret_key and not args.server_key:
+        return None
+    if not (args.secret_key and args.server_key):
+        raise SystemExit("--secret-key and --server-key go together: CURVE needs both")
+    secret = read_key(args.secret_key)
+    return secret, zmq.curve_public(secret), read_key(args.server_key)
+
+
+def secure(socket, keys):
+    """Makes `socket` a CURVE client (before it connects) when there are keys."""
+    if keys:
+        socket.curve_secretkey, socket.curve_publickey, socket.curve_serverkey = keys
+
+
 class LayoutClient:
-    def __init__(self, endpoint=FRONT, timeout=5.0, context=None):
+    def __init__(self, endpoint=FRONT, timeout=5.0, context=None, keys=None):
         self.endpoint = endpoint
         self.timeout = timeout
         self.context = context or zmq.Context.instance()
+        self.keys = keys
         self.ids = itertools.count(1)
         self.socket = None
         self._connect()
@@ -51,6 +84,7 @@ class LayoutClient:
             self.socket.close(linger=0)
         self.socket = self.context.socket(zmq.DEALER)
         self.socket.linger = 0
+        secure(self.socket, self.keys)
         self.socket.connect(self.endpoint)
 
     def call(self, op, **fields):
@@ -90,7 +124,7 @@ def rows(attributes):
 
 
 def demo(args):
-    client = LayoutClient(args.front, args.timeout)
+    client = LayoutClient(args.front, args.timeout, keys=curve_keys(args))
 
     pong = client.call("ping")
     print(f"layoutd {pong['version']}, up {pong['uptimeSeconds']:.0f}s, layouts: {', '.join(pong['layouts'])}")
@@ -131,15 +165,20 @@ def demo(args):
 
 
 def watch(args):
+    keys = curve_keys(args)
+    # With CURVE the daemon publishes our events under our own public key.
+    own = keys[1] if keys else b""
     socket = zmq.Context.instance().socket(zmq.SUB)
+    secure(socket, keys)
     socket.connect(args.events)
     for prefix in args.prefixes or [""]:
-        socket.setsockopt(zmq.SUBSCRIBE, prefix.encode())
+        socket.setsockopt(zmq.SUBSCRIBE, own + prefix.encode())
     last = {}
     seen = 0
     try:
         while args.count is None or seen < args.count:
             topic, body = socket.recv_multipart()
+            topic = topic[len(own):]
             event = json.loads(body)
             seen += 1
             layout, version = event.get("layout"), event.get("version")
@@ -172,6 +211,8 @@ def main():
     parser.add_argument("--front", default=FRONT, help=f"front endpoint (default {FRONT})")
     parser.add_argument("--events", default=EVENTS, help=f"events endpoint (default {EVENTS})")
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for a reply")
+    parser.add_argument("--secret-key", help="CURVE: this client's secret key file (from layoutctl keygen)")
+    parser.add_argument("--server-key", help="CURVE: the daemon's public key file")
     commands = parser.add_subparsers(dest="command", required=True)
 
     run = commands.add_parser("demo", help="ping, prepare a job, query a rect, apply an update")

@@ -15,6 +15,8 @@ import Glibc
 /// - `store.maxBytes` / `LAYOUTD_STORE_MAX_BYTES`
 /// - `sendHighWaterMark` / `LAYOUTD_SEND_HIGH_WATER_MARK`, `shutdownGraceSeconds` / `LAYOUTD_SHUTDOWN_GRACE_SECONDS`
 /// - `log.level` / `LAYOUTD_LOG_LEVEL`
+/// - `security.serverSecretKeyFile` / `LAYOUTD_SECURITY_SERVER_SECRET_KEY_FILE`,
+///   `security.clientKeysFile` / `LAYOUTD_SECURITY_CLIENT_KEYS_FILE` (see `readSecurity`)
 public enum ConfigurationLoader {
     /// Values given on the command line, by config key (`front`, `workers`, …); they win over everything.
     public typealias Overrides = [String: ConfigValue]
@@ -62,6 +64,7 @@ public enum ConfigurationLoader {
             throw ConfigurationError(key: "shutdownGraceSeconds", message: "must be a number of seconds from 0 to 86400, not \(c.shutdownGraceSeconds)")
         }
         c.logLevel = config.string(forKey: "log.level", default: c.logLevel)
+        try readSecurity(config, into: &c)
         return c
     }
 

@@ -33,6 +33,12 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var shutdownGraceSeconds = 30.0
     /// trace, debug, info, notice, warning, error or critical (`log.level`).
     public var logLevel = "info"
+    /// The server's CURVE secret key, a file holding it in Z85 (`security.serverSecretKeyFile`); with
+    /// `clientKeysFile`, turns CURVE on for the front, events and stats sockets. nil: no CURVE.
+    public var serverSecretKeyFile: String?
+    /// The clients admitted with CURVE: their public keys, names and roles (`security.clientKeysFile`;
+    /// format in docs/OPERATIONS.md, Security). Read again on SIGHUP.
+    public var clientKeysFile: String?
 
     public init() {}
 
@@ -50,6 +56,11 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// `workers`, with 0 resolved to the number of CPU cores.
     public var resolvedWorkers: Int {
         workers > 0 ? workers : max(1, systemCoreCount())
+    }
+
+    /// Whether CURVE security is configured (both key files given).
+    public var isCurveEnabled: Bool {
+        serverSecretKeyFile != nil && clientKeysFile != nil
     }
 
     /// The engine limits these settings imply.

@@ -23,6 +23,8 @@ final class IOLoop {
     private var inbox: [IOMessage] = []
     /// Active subscriptions (distinct topic prefixes), from the XPUB's subscribe/unsubscribe messages.
     private var subscriptions: [[UInt8]: Int] = [:]
+    /// With CURVE: who may do what, asked per message (see `AccessGate`); nil without CURVE.
+    private let gate: AccessGate?
 
     /// The endpoints actually bound (a `:*` port resolved).
     let frontEndpoint: String
@@ -33,7 +35,8 @@ final class IOLoop {
         context: Context, configuration: ServerConfiguration, mailbox: Mailbox<IOMessage>, stats: ServerStats, logger: Logger,
         submit: @escaping (Envelope, RequestBody) -> Bool,
         statsAnswer: @escaping (StatsRequestKind) -> [UInt8],
-        isIdle: @escaping () -> Bool
+        isIdle: @escaping () -> Bool,
+        access: AccessControl? = nil
     ) throws {
         front = try Socket(.router, in: context)
         statsSocket = try Socket(.router, in: context)
@@ -46,6 +49,8 @@ final class IOLoop {
         // received whole and answered `too_large` (receiveRequests).
         try front.set(.maxMessageSize, configuration.resolvedMaxTransportBytes)
         try statsSocket.set(.maxMessageSize, 64 * 1024)
+        if let access { try AccessGate.secure(front: front, events: events, stats: statsSocket, with: access) }
+        gate = access.map { AccessGate(access: $0) }
         try front.bind(configuration.frontEndpoint)
         try events.bind(configuration.eventsEndpoint)
         try statsSocket.bind(configuration.statsEndpoint)
@@ -152,7 +157,14 @@ final class IOLoop {
                     }
                     frame = next
                 }
-                body = RequestBody(frame)
+                if let gate {
+                    // With CURVE: who sent it, from the connection's User-Id; a key taken off the
+                    // list meanwhile gets nothing.
+                    guard let caller = gate.caller(of: frame) else { continue }
+                    body = RequestBody(frame, caller: caller)
+                } else {
+                    body = RequestBody(frame)
+                }
             } catch {
                 logger.warning("front receive failed", metadata: ["error": "\(error)"])
                 return false
@@ -182,6 +194,16 @@ final class IOLoop {
     /// Answers waiting stats requests; true when it stopped at its bound (more may be waiting).
     private func answerStats() -> Bool {
         for _ in 0..<64 {
+            if let gate {
+                // With CURVE, only a key listed as admin now: the request is read as a message for
+                // its User-Id.
+                guard let received = try? statsSocket.receiveMultipartMessage(flags: .dontWait) else { return false }
+                let head = received.head
+                guard gate.admitsStats(received.last), !head.isEmpty else { continue }
+                let answer = statsAnswer(StatsRequestKind(body: received.last.bytes))
+                _ = try? statsSocket.send(multipart: head + [answer], flags: .dontWait)
+                continue
+            }
             guard let frames = try? statsSocket.receiveMultipart(flags: .dontWait) else { return false }
             // A message without an envelope cannot be answered: dropped.
             guard frames.count >= 2, let body = frames.last else { continue }
@@ -195,9 +217,18 @@ final class IOLoop {
     /// True when it stopped at its bound (more may be waiting).
     private func receiveSubscriptions() -> Bool {
         for _ in 0..<256 {
-            guard let frame = try? events.receiveBytes(flags: .dontWait) else { return false }
-            guard let kind = frame.first else { continue }
-            let topic = Array(frame.dropFirst())
+            let kind: UInt8
+            let topic: [UInt8]
+            if let gate {
+                // With CURVE the XPUB is manual: the gate files each subscription for its subscriber.
+                guard let message = try? events.receive(flags: .dontWait) else { return false }
+                guard let filed = gate.file(subscription: message, on: events) else { continue }
+                (kind, topic) = (filed.subscribe ? 1 : 0, filed.prefix)
+            } else {
+                guard let frame = try? events.receiveBytes(flags: .dontWait) else { return false }
+                guard let first = frame.first else { continue }
+                (kind, topic) = (first, Array(frame.dropFirst()))
+            }
             if kind == 1 {
                 subscriptions[topic, default: 0] += 1
             } else if kind == 0, let count = subscriptions[topic] {
@@ -219,10 +250,14 @@ final class IOLoop {
             case .reply(let reply):
                 send(envelope: reply.envelope, body: reply.body)
                 delivered.replies = true
-            case .event(let topic, let body):
+            case .event(let namespace, let topic, let body):
                 do {
-                    _ = try events.send(multipart: [topic, body], flags: .dontWait)
-                    stats.recordEventPublished()
+                    if let gate {
+                        if try gate.publish(namespace: namespace, topic: topic, body: body, on: events) { stats.recordEventPublished() }
+                    } else {
+                        _ = try events.send(multipart: [topic, body], flags: .dontWait)
+                        stats.recordEventPublished()
+                    }
                 } catch {
                     logger.warning("event publish failed", metadata: ["error": "\(error)"])
                 }

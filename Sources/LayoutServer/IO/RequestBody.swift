@@ -13,14 +13,18 @@ public final class RequestBody: @unchecked Sendable {
     }
 
     private let storage: Storage
+    /// Who sent it, read by the I/O thread from the connection's metadata (`.anonymous` without CURVE).
+    public let caller: Caller
 
-    init(_ message: consuming Message) {
+    init(_ message: consuming Message, caller: Caller = .anonymous) {
         storage = .message(message)
+        self.caller = caller
     }
 
     /// A body from bytes (tests, and callers outside a socket).
-    public init(_ bytes: [UInt8]) {
+    public init(_ bytes: [UInt8], caller: Caller = .anonymous) {
         storage = .bytes(bytes)
+        self.caller = caller
     }
 
     public var count: Int {

@@ -5,9 +5,11 @@ import LayoutWire
 /// incrementally by the engine, published as one `batch` event.
 struct BatchOps {
     let handler: RequestHandler
+    /// The layout the batch changes, in the caller's namespace.
+    let key: LayoutKey
 
     func update(id: RequestID?, request: UpdateRequest) throws(WireError) -> ReplyBody {
-        let entry = try handler.existing(request.layout)
+        let entry = try handler.existing(key)
         try check(request.ifVersion, against: entry)
         let batch = try request.batch(over: entry.layout.input.parameters)
         let applied: (layout: PreparedLayout, batch: NormalizedBatch)
@@ -16,11 +18,11 @@ struct BatchOps {
         } catch {
             throw WireError(error)
         }
-        return try publish(id: id, key: request.layout, from: entry, layout: applied.layout, batch: applied.batch)
+        return try publish(id: id, from: entry, layout: applied.layout, batch: applied.batch)
     }
 
     func diff(id: RequestID?, request: DiffRequest) throws(WireError) -> ReplyBody {
-        let entry = try handler.existing(request.layout)
+        let entry = try handler.existing(key)
         try check(request.ifVersion, against: entry)
         let sections = try request.sections(over: entry.layout.input.parameters)
         let applied: (layout: PreparedLayout, update: BatchUpdate, batch: NormalizedBatch)
@@ -29,7 +31,7 @@ struct BatchOps {
         } catch {
             throw WireError(error)
         }
-        return try publish(id: id, key: request.layout, from: entry, layout: applied.layout, batch: applied.batch)
+        return try publish(id: id, from: entry, layout: applied.layout, batch: applied.batch)
     }
 
     private func check(_ ifVersion: Int?, against entry: LayoutStore.Entry) throws(WireError) {
@@ -39,9 +41,9 @@ struct BatchOps {
 
     /// Keeps the new layout and publishes the batch (even an empty one: it still bumps the version,
     /// so that versions stay one per change a client asked for).
-    private func publish(id: RequestID?, key: String, from entry: LayoutStore.Entry, layout: PreparedLayout, batch: NormalizedBatch) throws(WireError) -> ReplyBody {
+    private func publish(id: RequestID?, from entry: LayoutStore.Entry, layout: PreparedLayout, batch: NormalizedBatch) throws(WireError) -> ReplyBody {
         handler.stats.recordItemsPrepared(layout.itemCount)
         let version = try handler.keep(layout, key: key, cause: .batch(BatchEncoding.members(of: batch)), expectedVersion: entry.version)
-        return ReplyBody(ReplyEncoder.successBody(id: id, result: BatchResult(layout: key, version: version, batch: batch, contentSize: layout.contentSize)))
+        return ReplyBody(ReplyEncoder.successBody(id: id, result: BatchResult(layout: key.name, version: version, batch: batch, contentSize: layout.contentSize)))
     }
 }

@@ -5,7 +5,15 @@ import LayoutWire
 /// Decodes requests and runs the ops of the front socket against the layout store.
 ///
 /// Runs on worker threads; the scheduler guarantees one op at a time per layout key, in arrival order.
+/// Every key is looked up in the caller's namespace (see `LayoutKey`), so a client never reaches, or
+/// learns of, another client's layouts: they answer `unknown_layout` as if they did not exist.
 struct RequestHandler: JobHandler {
+    /// A decoded request and who sent it.
+    struct Admitted: Sendable {
+        var request: Request
+        var caller: Caller
+    }
+
     let store: LayoutStore
     let stats: ServerStats
     let options: PrepareOptions
@@ -21,11 +29,15 @@ struct RequestHandler: JobHandler {
         self.startedAt = startedAt
     }
 
-    func decode(_ body: RequestBody) -> DecodeOutcome<Request> {
-        body.withUnsafeBytes { bytes in
+    func decode(_ body: RequestBody) -> DecodeOutcome<Admitted> {
+        let caller = body.caller
+        return body.withUnsafeBytes { bytes in
             do throws(WireError) {
                 let request = try decoder.decode(bytes)
-                return .run(request, key: request.operation.layoutKey)
+                // A namespace the caller may not read orders nothing: the op will fail as unknown.
+                let namespace = request.operation.namespace.flatMap { caller.mayRead($0) ? $0 : nil } ?? caller.namespace
+                let key = request.operation.layoutKey.map { LayoutKey(namespace: namespace, name: $0) }
+                return .run(Admitted(request: request, caller: caller), key: key?.schedulingKey)
             } catch {
                 let reply = ReplyBody(ReplyEncoder.failure(id: RequestDecoder.requestID(in: bytes), error: error))
                 return .reply(JobReply(body: reply, op: "unknown", errorCode: error.code.rawValue))
@@ -33,18 +45,20 @@ struct RequestHandler: JobHandler {
         }
     }
 
-    func execute(_ request: Request) -> JobReply {
+    func execute(_ admitted: Admitted) -> JobReply {
+        let request = admitted.request
         let op = request.operation.name.rawValue
         do {
-            let body = try run(request)
+            let body = try run(request, caller: admitted.caller)
             return JobReply(body: body, op: op, errorCode: nil)
         } catch {
             return JobReply(body: ReplyBody(ReplyEncoder.failure(id: request.id, error: error)), op: op, errorCode: error.code.rawValue)
         }
     }
 
-    private func run(_ request: Request) throws(WireError) -> ReplyBody {
+    private func run(_ request: Request, caller: Caller) throws(WireError) -> ReplyBody {
         let id = request.id
+        func own(_ name: String) -> LayoutKey { LayoutKey(namespace: caller.namespace, name: name) }
         switch request.operation {
         case .ping:
             let result = PingResult(version: LayoutdVersion.current, layouts: Self.layoutNames, uptimeSeconds: Date().timeIntervalSince(startedAt))
@@ -56,37 +70,42 @@ struct RequestHandler: JobHandler {
 
         case .prepare(let job):
             let layout = try prepare(job.input)
-            let version = try keep(layout, key: job.layout, cause: .prepare)
+            let version = try keep(layout, key: own(job.layout), cause: .prepare)
             return ReplyBody(ReplyEncoder.successBody(id: id, result: PrepareResult(key: job.layout, version: version, layout: layout, selection: job.attributes, format: job.format)))
 
         case .query(let query):
-            let entry = try existing(query.layout)
-            let result = QueryResult(version: entry.version, layout: entry.layout, selection: query.selection, format: query.format, pinning: query.pinning, dynamics: query.dynamics)
-            return ReplyBody(ReplyEncoder.successBody(id: id, result: result))
+            let namespace = query.namespace ?? caller.namespace
+            // Another namespace answers as an unknown layout, not as forbidden: nothing is learnt of it.
+            guard caller.mayRead(namespace) else { throw Self.unknownLayout(query.layout) }
+            let entry = try existing(LayoutKey(namespace: namespace, name: query.layout))
+            return ReplyBody(ReplyEncoder.successBody(id: id, result: QueryResult(version: entry.version, layout: entry.layout, selection: query.selection, format: query.format, pinning: query.pinning, dynamics: query.dynamics)))
 
         case .bounds(let change):
-            let entry = try existing(change.layout)
+            let entry = try existing(own(change.layout))
             guard entry.layout.isInvalidated(byBoundsChangeTo: change.bounds) else {
                 return ReplyBody(ReplyEncoder.successBody(id: id, result: BoundsResult(invalidated: false, version: entry.version, contentSize: entry.layout.contentSize)))
             }
             var input = entry.layout.input
             input.bounds = change.bounds
             let layout = try prepare(input)
-            let version = try keep(layout, key: change.layout, cause: .bounds, expectedVersion: entry.version)
+            let version = try keep(layout, key: own(change.layout), cause: .bounds, expectedVersion: entry.version)
             return ReplyBody(ReplyEncoder.successBody(id: id, result: BoundsResult(invalidated: true, version: version, contentSize: layout.contentSize)))
 
         case .update(let update):
-            return try BatchOps(handler: self).update(id: id, request: update)
+            return try BatchOps(handler: self, key: own(update.layout)).update(id: id, request: update)
 
         case .diff(let diff):
-            return try BatchOps(handler: self).diff(id: id, request: diff)
+            return try BatchOps(handler: self, key: own(diff.layout)).diff(id: id, request: diff)
 
         case .drop(let drop):
-            guard let version = store.drop(drop.layout) else { throw Self.unknownLayout(drop.layout) }
+            guard let version = store.drop(own(drop.layout)) else { throw Self.unknownLayout(drop.layout) }
             return ReplyBody(ReplyEncoder.successBody(id: id, result: DropResult(layout: drop.layout, version: version)))
 
         case .list:
-            let entries = store.summaries().map { ListResult.Entry(layout: $0.key, version: $0.version, items: $0.items, bytes: $0.bytes) }
+            // An admin lists every namespace, each entry naming its own; anyone else only their own.
+            let entries = store.summaries(in: caller.isAdmin ? nil : caller.namespace).map {
+                ListResult.Entry(layout: $0.key.name, version: $0.version, items: $0.items, bytes: $0.bytes, namespace: caller.isAdmin ? $0.key.namespace : nil)
+            }
             return ReplyBody(ReplyEncoder.successBody(id: id, result: ListResult(layouts: entries)))
         }
     }
@@ -105,19 +124,19 @@ struct RequestHandler: JobHandler {
 
     /// Stores `layout` under `key`; too large for the whole store is `too_large`.
     /// - Parameter expectedVersion: the version the change was computed from (see `LayoutStore.store`).
-    func keep(_ layout: PreparedLayout, key: String, cause: StoreCause, expectedVersion: Int? = nil) throws(WireError) -> Int {
+    func keep(_ layout: PreparedLayout, key: LayoutKey, cause: StoreCause, expectedVersion: Int? = nil) throws(WireError) -> Int {
         switch store.store(layout, forKey: key, cause: cause, expectedVersion: expectedVersion) {
         case .stored(let version):
             return version
         case .tooLarge:
             throw WireError(.tooLarge, "the layout needs \(layout.byteCount) bytes, more than the store's bound of \(store.capacityBytes)", path: "layout")
         case .stale:
-            throw WireError(.unknownLayout, "the layout \"\(key)\" was evicted while this request ran; prepare it again", path: "layout")
+            throw WireError(.unknownLayout, "the layout \"\(key.name)\" was evicted while this request ran; prepare it again", path: "layout")
         }
     }
 
-    func existing(_ key: String) throws(WireError) -> LayoutStore.Entry {
-        guard let entry = store.entry(forKey: key) else { throw Self.unknownLayout(key) }
+    func existing(_ key: LayoutKey) throws(WireError) -> LayoutStore.Entry {
+        guard let entry = store.entry(forKey: key) else { throw Self.unknownLayout(key.name) }
         return entry
     }
 
@@ -138,6 +157,12 @@ extension LayoutWire.Operation {
         case .update(let r): return r.layout
         case .diff(let r): return r.layout
         }
+    }
+
+    /// The namespace an op names itself (an admin's `query`); nil for the caller's own.
+    var namespace: String? {
+        if case .query(let query) = self { return query.namespace }
+        return nil
     }
 }
 

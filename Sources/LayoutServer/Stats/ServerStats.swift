@@ -21,6 +21,7 @@ public final class ServerStats: Sendable {
         var itemsPrepared = 0
         var eventsPublished = 0
         var subscribers = 0
+        var authFailures = 0
     }
 
     private let state = Mutex(State())
@@ -53,6 +54,12 @@ public final class ServerStats: Sendable {
         state.withLock { $0.eventsPublished += 1 }
     }
 
+    /// A client refused by CURVE security: a failed handshake (refused by the ZAP handler, or broken
+    /// off before it), or a request or subscription of a key no longer listed.
+    public func recordAuthFailure() {
+        state.withLock { $0.authFailures += 1 }
+    }
+
     /// Subscription count, as the publisher tracks it from XPUB subscribe/unsubscribe messages.
     public func setSubscribers(_ count: Int) {
         state.withLock { $0.subscribers = count }
@@ -81,7 +88,8 @@ public final class ServerStats: Sendable {
                 layoutCount: store.count,
                 layoutBytes: store.bytes,
                 eventsPublished: state.eventsPublished,
-                subscribers: state.subscribers
+                subscribers: state.subscribers,
+                authFailures: state.authFailures
             )
         }
     }

@@ -23,6 +23,8 @@ public struct StatsSnapshot: Sendable, Hashable {
     public var layoutBytes: Int
     public var eventsPublished: Int
     public var subscribers: Int
+    /// Clients refused by CURVE security (always 0 without it).
+    public var authFailures: Int = 0
 
     /// The `stats` answer: one bare JSON object. Small and rare, so Foundation's serializer is fine here.
     public func jsonBytes() -> [UInt8] {
@@ -40,6 +42,7 @@ public struct StatsSnapshot: Sendable, Hashable {
             "layouts": ["count": layoutCount, "bytes": layoutBytes],
             "eventsPublished": eventsPublished,
             "subscribers": subscribers,
+            "authFailures": authFailures,
         ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
         return [UInt8](data)
@@ -75,6 +78,7 @@ public struct StatsSnapshot: Sendable, Hashable {
         metric("layout_bytes", "gauge", "Bytes held by kept layouts.", [("", String(layoutBytes))])
         metric("events_published_total", "counter", "Events published on the events socket.", [("", String(eventsPublished))])
         metric("subscribers", "gauge", "Subscriptions on the events socket.", [("", String(subscribers))])
+        metric("auth_failures_total", "counter", "Clients refused by CURVE security: failed handshakes, and requests or subscriptions of keys no longer listed.", [("", String(authFailures))])
         return out
     }
 

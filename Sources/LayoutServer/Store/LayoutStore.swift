@@ -4,8 +4,8 @@ import Synchronization
 
 /// A change the store made, in the order it made them; `version` is the layout's version after it.
 public enum StoreChange: Sendable {
-    case invalidated(key: String, version: Int, reason: InvalidationReason, contentSize: Size)
-    case batch(key: String, version: Int, members: [EncodedMember], contentSize: Size)
+    case invalidated(key: LayoutKey, version: Int, reason: InvalidationReason, contentSize: Size)
+    case batch(key: LayoutKey, version: Int, members: [EncodedMember], contentSize: Size)
 }
 
 /// Why a layout is being stored.
@@ -35,16 +35,16 @@ public final class LayoutStore: Sendable {
 
     /// A summary of one kept layout (the `list` op).
     public struct Summary: Sendable, Hashable {
-        public var key: String
+        public var key: LayoutKey
         public var version: Int
         public var items: Int
         public var bytes: Int
     }
 
     private struct State: ~Copyable {
-        var entries: [String: Entry] = [:]
+        var entries: [LayoutKey: Entry] = [:]
         /// The last version of every key seen, kept after drop/evict so versions never restart.
-        var lastVersions: [String: Int] = [:]
+        var lastVersions: [LayoutKey: Int] = [:]
         var totalBytes = 0
         var clock: UInt64 = 0
     }
@@ -60,7 +60,7 @@ public final class LayoutStore: Sendable {
     }
 
     /// The entry under `key`, marked as just used.
-    public func entry(forKey key: String) -> Entry? {
+    public func entry(forKey key: LayoutKey) -> Entry? {
         state.withLock { state in
             // One lookup, and the entry updated in place: queries come by the hundred thousand.
             guard let index = state.entries.index(forKey: key) else { return nil }
@@ -85,7 +85,7 @@ public final class LayoutStore: Sendable {
     /// least recently used layouts while the store is over its bound.
     /// - Parameter expectedVersion: for a change computed from a kept layout (bounds, update, diff), the
     ///   version it was computed from: the change applies only if that layout is still kept as it was.
-    public func store(_ layout: PreparedLayout, forKey key: String, cause: StoreCause, expectedVersion: Int? = nil) -> Outcome {
+    public func store(_ layout: PreparedLayout, forKey key: LayoutKey, cause: StoreCause, expectedVersion: Int? = nil) -> Outcome {
         let bytes = layout.byteCount
         guard bytes <= capacityBytes else { return .tooLarge }
         return state.withLock { state in
@@ -113,7 +113,7 @@ public final class LayoutStore: Sendable {
     }
 
     /// Forgets `key`, publishing `invalidated` with reason `dropped`; returns the version of that event.
-    public func drop(_ key: String) -> Int? {
+    public func drop(_ key: LayoutKey) -> Int? {
         state.withLock { state in
             guard let old = state.entries.removeValue(forKey: key) else { return nil }
             state.totalBytes -= old.bytes
@@ -121,10 +121,10 @@ public final class LayoutStore: Sendable {
         }
     }
 
-    /// Every kept layout, by key.
-    public func summaries() -> [Summary] {
+    /// The kept layouts of `namespace` (nil: of every namespace), sorted by namespace, then key.
+    public func summaries(in namespace: String? = nil) -> [Summary] {
         state.withLock { state in
-            state.entries.map { key, entry in
+            state.entries.lazy.filter { namespace == nil || $0.key.namespace == namespace }.map { key, entry in
                 Summary(key: key, version: entry.version, items: entry.layout.itemCount, bytes: entry.bytes)
             }
             .sorted { $0.key < $1.key }
@@ -136,7 +136,7 @@ public final class LayoutStore: Sendable {
         state.withLock { ($0.entries.count, $0.totalBytes) }
     }
 
-    private func evictOverflow(_ state: inout State, keeping key: String) {
+    private func evictOverflow(_ state: inout State, keeping key: LayoutKey) {
         while state.totalBytes > capacityBytes {
             // A scan, not a sorted structure: evictions are rare next to lookups. Lazily, so the scan
             // does not copy the store while its lock is held.
@@ -148,7 +148,7 @@ public final class LayoutStore: Sendable {
         }
     }
 
-    private func invalidate(_ state: inout State, key: String, reason: InvalidationReason, contentSize: Size) -> Int {
+    private func invalidate(_ state: inout State, key: LayoutKey, reason: InvalidationReason, contentSize: Size) -> Int {
         let version = (state.lastVersions[key] ?? 0) + 1
         state.lastVersions[key] = version
         onChange(.invalidated(key: key, version: version, reason: reason, contentSize: contentSize))

@@ -219,12 +219,16 @@ public struct ListResult: WireResult, Hashable, Sendable {
         public var version: Int
         public var items: Int
         public var bytes: Int
+        /// The owner's namespace, shown only to an admin of a daemon with CURVE (whose `list` covers
+        /// every namespace); nil leaves the member out.
+        public var namespace: String?
 
-        public init(layout: String, version: Int, items: Int, bytes: Int) {
+        public init(layout: String, version: Int, items: Int, bytes: Int, namespace: String? = nil) {
             self.layout = layout
             self.version = version
             self.items = items
             self.bytes = bytes
+            self.namespace = namespace
         }
     }
 
@@ -246,10 +250,14 @@ public struct ListResult: WireResult, Hashable, Sendable {
             writer.write(entry.items)
             writer.write(raw: ",\"bytes\":")
             writer.write(entry.bytes)
+            if let namespace = entry.namespace {
+                writer.write(raw: ",\"namespace\":")
+                writer.write(namespace)
+            }
             writer.write(byte: UInt8(ascii: "}"))
         }
         writer.write(raw: "]}")
     }
 
-    public var estimatedByteCount: Int { 32 + layouts.reduce(0) { $0 + 64 + $1.layout.utf8.count } }
+    public var estimatedByteCount: Int { 32 + layouts.reduce(0) { $0 + 80 + $1.layout.utf8.count + ($1.namespace?.utf8.count ?? 0) } }
 }

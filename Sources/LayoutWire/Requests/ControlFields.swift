@@ -7,7 +7,7 @@
 struct ControlFields {
     enum Name: Int, CaseIterable {
         case v, id, op, layout, bounds, spec, contentInsets, decorations, `return`, format, rect, supplementary, ifVersion, pin, dynamics
-        case layoutDirection
+        case layoutDirection, namespace
 
         /// The member name as it appears in a body.
         var key: String {
@@ -28,12 +28,13 @@ struct ControlFields {
             case .pin: return "pin"
             case .dynamics: return "dynamics"
             case .layoutDirection: return "layoutDirection"
+            case .namespace: return "namespace"
             }
         }
     }
 
     // As many slots as `Name` has cases (a test reads and writes every one).
-    private var values = InlineArray<16, JSONValue?>(repeating: nil)
+    private var values = InlineArray<17, JSONValue?>(repeating: nil)
 
     subscript(name: Name) -> JSONValue? {
         get { values[name.rawValue] }
@@ -89,6 +90,7 @@ enum TopLevelMember: Equatable {
         case 8 where named("sections"): self = .sections
         case 8 where named("dynamics"): self = .control(.dynamics)
         case 9 where named("ifVersion"): self = .control(.ifVersion)
+        case 9 where named("namespace"): self = .control(.namespace)
         case 11 where named("decorations"): self = .control(.decorations)
         case 13 where named("contentInsets"): self = .control(.contentInsets)
         case 13 where named("supplementary"): self = .control(.supplementary)

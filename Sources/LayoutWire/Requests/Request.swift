@@ -94,13 +94,20 @@ public struct QueryRequest: Hashable, Sendable {
     public var pinning: Pinning
     /// `dynamics`: cells displaced by a scroll (only with a rect selection).
     public var dynamics: ScrollDynamics?
+    /// Whose layout: another client's namespace, which only an admin of a daemon with CURVE may read;
+    /// nil for the caller's own.
+    public var namespace: String?
 
-    public init(layout: String, selection: AttributeSelection, format: AttributesFormat = .objects, pinning: Pinning = .none, dynamics: ScrollDynamics? = nil) {
+    public init(
+        layout: String, selection: AttributeSelection, format: AttributesFormat = .objects, pinning: Pinning = .none,
+        dynamics: ScrollDynamics? = nil, namespace: String? = nil
+    ) {
         self.layout = layout
         self.selection = selection
         self.format = format
         self.pinning = pinning
         self.dynamics = dynamics
+        self.namespace = namespace
     }
 }
 

@@ -185,7 +185,11 @@ private struct TopLevelFields {
             })
             let pinning = try fields.pinning(for: selection)
             let dynamics = try fields.dynamics(for: selection)
-            return Request(id: id, operation: .query(QueryRequest(layout: key, selection: selection, format: try fields.format(), pinning: pinning, dynamics: dynamics)))
+            let query = QueryRequest(
+                layout: key, selection: selection, format: try fields.format(), pinning: pinning, dynamics: dynamics,
+                namespace: try fields.namespace()
+            )
+            return Request(id: id, operation: .query(query))
         case .bounds:
             let key = try fields.layoutKey()
             return Request(id: id, operation: .bounds(BoundsRequest(layout: key, bounds: try fields.bounds())))

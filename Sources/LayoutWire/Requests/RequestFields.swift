@@ -11,6 +11,14 @@ struct RequestFields {
         return key
     }
 
+    /// `namespace`: optional, a non-empty string (an admin's query of another client's layout).
+    func namespace() throws(WireError) -> String? {
+        guard let value = controls.optional(.namespace) else { return nil }
+        let namespace = try value.string(at: .root / "namespace")
+        guard !namespace.isEmpty else { throw .invalidRequest("must not be empty", at: .root / "namespace") }
+        return namespace
+    }
+
     /// `ifVersion`: optional, an integer >= 0.
     func ifVersion() throws(WireError) -> Int? {
         guard let value = controls.optional(.ifVersion) else { return nil }

@@ -44,6 +44,9 @@ struct QueryCommand: ParsableCommand {
     @Option(help: "The scroll resistance for --scroll-delta (default 1500).")
     var resistance: Double?
 
+    @Option(help: "Another client's namespace (an admin key of a daemon with CURVE only).")
+    var namespace: String?
+
     func validate() throws {
         let selectors = [rect != nil, !items.isEmpty, supplementary != nil].filter { $0 }.count
         guard selectors == 1 else { throw ValidationError("give exactly one of --rect, --item, --supplementary") }
@@ -61,11 +64,11 @@ struct QueryCommand: ParsableCommand {
             touch.map { QueryDynamics(scrollDelta: delta, touchX: $0.x, touchY: $0.y, resistance: resistance) }
         }
         try options.perform({ client throws(ClientError) in
-            if let rect { return try client.query(key: key, rect: rect, format: format, pinning: pinning, dynamics: dynamics) }
+            if let rect { return try client.query(key: key, rect: rect, format: format, pinning: pinning, dynamics: dynamics, namespace: namespace) }
             if let supplementary {
-                return try client.query(key: key, supplementary: supplementary, sections: sections, format: format)
+                return try client.query(key: key, supplementary: supplementary, sections: sections, format: format, namespace: namespace)
             }
-            return try client.query(key: key, items: items, format: format)
+            return try client.query(key: key, items: items, format: format, namespace: namespace)
         }, summary: { Summaries.query($0, key: key) })
     }
 }

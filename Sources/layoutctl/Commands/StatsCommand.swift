@@ -14,7 +14,7 @@ struct StatsCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let client = try StatsClient(endpoint: options.statsEndpoint, timeout: options.replyTimeout)
+            let client = try StatsClient(endpoint: options.statsEndpoint, timeout: options.replyTimeout, curve: options.curveCredentials())
             if metrics {
                 let text = try client.metrics()
                 Console.print(text.hasSuffix("\n") ? String(text.dropLast()) : text)

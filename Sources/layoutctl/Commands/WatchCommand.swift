@@ -27,7 +27,7 @@ struct WatchCommand: ParsableCommand {
 
     func run() throws {
         do {
-            let subscriber = try EventSubscriber(endpoint: options.eventsEndpoint, prefixes: prefixes.isEmpty ? [""] : prefixes)
+            let subscriber = try EventSubscriber(endpoint: options.eventsEndpoint, prefixes: prefixes.isEmpty ? [""] : prefixes, curve: options.curveCredentials())
             var versions = VersionTracker()
             var received = 0
             while count.map({ received < $0 }) ?? true {

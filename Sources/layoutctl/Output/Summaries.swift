@@ -58,12 +58,14 @@ enum Summaries {
     static func list(_ result: AnyJSONObject) -> [String] {
         let layouts = result.objects("layouts") ?? []
         guard !layouts.isEmpty else { return ["no layouts"] }
-        var table = TextTable([("layout", .left), ("version", .right), ("items", .right), ("memory", .right)])
+        // An admin's list (CURVE) names each layout's namespace.
+        let namespaced = layouts.contains { $0.string("namespace") != nil }
+        var table = TextTable((namespaced ? [("namespace", .left)] : []) + [("layout", .left), ("version", .right), ("items", .right), ("memory", .right)])
         var totalBytes = 0.0
         for layout in layouts {
             let bytes = layout.double("bytes")
             totalBytes += bytes ?? 0
-            table.append([
+            table.append((namespaced ? [layout.string("namespace") ?? ""] : []) + [
                 layout.string("layout") ?? "?", Format.number(layout, "version"), Format.number(layout, "items"),
                 bytes.map(Format.bytes) ?? "?",
             ])

@@ -15,16 +15,31 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "Seconds to wait for a reply.")
     var timeout: Double = 5
 
+    @Option(name: .customLong("secret-key"), help: "CURVE: this client's secret key file (from 'layoutctl keygen'). Needs --server-key.")
+    var secretKeyFile: String?
+
+    @Option(name: .customLong("server-key"), help: "CURVE: the daemon's public key file.")
+    var serverKeyFile: String?
+
     @Flag(help: "Print the raw reply JSON (events: one body per line) instead of a summary.")
     var json = false
 
     func validate() throws {
         guard timeout.isFinite, timeout > 0 else { throw ValidationError("--timeout must be a positive number of seconds") }
+        guard (secretKeyFile == nil) == (serverKeyFile == nil) else {
+            throw ValidationError("--secret-key and --server-key go together: CURVE needs both")
+        }
     }
 
     var replyTimeout: Duration { .seconds(timeout) }
 
+    /// The CURVE keys from `--secret-key` and `--server-key`; nil without them.
+    func curveCredentials() throws(ClientError) -> CurveCredentials? {
+        guard let secretKeyFile, let serverKeyFile else { return nil }
+        return try CurveCredentials(secretKeyFile: secretKeyFile, serverKeyFile: serverKeyFile)
+    }
+
     func makeClient() throws(ClientError) -> LayoutClient {
-        try LayoutClient(endpoint: frontEndpoint, timeout: replyTimeout)
+        try LayoutClient(endpoint: frontEndpoint, timeout: replyTimeout, curve: curveCredentials())
     }
 }

@@ -1,0 +1,62 @@
+import Logging
+import ServiceLifecycle
+import UnixSignals
+import ZeroMQ
+
+extension RunningDaemon {
+    /// Rereads `security.clientKeysFile` (what SIGHUP does), logging the outcome: a file that is not
+    /// valid is reported and changes nothing. False when CURVE is off or the file was refused.
+    @discardableResult
+    public func reloadClientKeys(logger: Logger) -> Bool {
+        guard let access else {
+            logger.notice("SIGHUP: CURVE is off, no client keys to reload")
+            return false
+        }
+        do {
+            let summary = try access.reload()
+            logger.notice("client keys reloaded", metadata: [
+                "file": "\(access.clientKeysPath)", "keys": "\(summary.keys)", "admins": "\(summary.admins)", "namespaces": "\(summary.namespaces)",
+            ])
+            return true
+        } catch {
+            logger.error("client keys not reloaded: the file is not valid; the previous list stays", metadata: ["error": "\(error)"])
+            return false
+        }
+    }
+
+    /// Reloads the client keys on every SIGHUP of `hangUps` until the task is cancelled.
+    func reloadClientKeys(on hangUps: UnixSignalsSequence, logger: Logger) async {
+        for await _ in hangUps {
+            reloadClientKeys(logger: logger)
+        }
+    }
+}
+
+extension LayoutDaemon {
+    /// The access control CURVE needs, read and checked from the key files; nil without CURVE. Also
+    /// warns loudly when a daemon without CURVE listens beyond this machine.
+    func makeAccessControl(stats: ServerStats) throws -> AccessControl? {
+        guard let secretKeyFile = configuration.serverSecretKeyFile, let clientKeysFile = configuration.clientKeysFile else {
+            let reachable = Exposure.reachableEndpoints(of: configuration)
+            if !reachable.isEmpty {
+                logger.warning(
+                    "SECURITY WARNING: layoutd listens beyond this machine WITHOUT CURVE: anyone who can connect can read, replace and drop every layout. Set security.serverSecretKeyFile and security.clientKeysFile (docs/OPERATIONS.md, Security), or bind 127.0.0.1.",
+                    metadata: ["endpoints": "\(reachable.joined(separator: " "))"]
+                )
+            }
+            return nil
+        }
+        guard zeroMQSupportsCurve else {
+            throw ServerError("security is configured, but this libzmq was built without CURVE (zmq_has(\"curve\") is false)")
+        }
+        let access = try AccessControl(serverSecretKeyPath: secretKeyFile, clientKeysPath: clientKeysFile, stats: stats, logger: logger)
+        let summary = access.summary
+        logger.info("CURVE on: only listed clients are admitted", metadata: [
+            "serverPublicKey": "\(access.serverKeys.publicKey.z85)", "clientKeys": "\(summary.keys)", "admins": "\(summary.admins)",
+        ])
+        if summary.keys == 0 {
+            logger.warning("the client keys file lists no key: every client will be refused", metadata: ["file": "\(clientKeysFile)"])
+        }
+        return access
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import ZeroMQ
+
+/// The real `layoutd` executable, run as a child process on free loopback ports.
+final class LayoutdProcess {
+    let process = Process()
+    let ports: [Int]
+
+    var frontEndpoint: String { "tcp://127.0.0.1:\(ports[0])" }
+    var eventsEndpoint: String { "tcp://127.0.0.1:\(ports[1])" }
+    var statsEndpoint: String { "tcp://127.0.0.1:\(ports[2])" }
+
+    /// Starts `layoutd` with its endpoints and `arguments`.
+    init(arguments: [String]) throws {
+        ports = try (0..<3).map { _ in try Self.freePort() }
+        process.executableURL = try Self.executable()
+        process.arguments = [
+            "--front", "tcp://127.0.0.1:\(ports[0])", "--events", "tcp://127.0.0.1:\(ports[1])",
+            "--stats", "tcp://127.0.0.1:\(ports[2])", "--log-level", "warning",
+        ] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    func signal(_ number: Int32) {
+        kill(process.processIdentifier, number)
+    }
+
+    private static func executable() throws -> URL {
+        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [here, here.deletingLastPathComponent(), URL(fileURLWithPath: ".build/debug")] {
+            let url = candidate.appendingPathComponent("layoutd")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        throw TestFailure("layoutd executable not found next to \(here.path); build it first")
+    }
+
+    private static func freePort() throws -> Int {
+        let context = try Context()
+        defer { context.terminate() }
+        let probe = try Socket(.router, in: context)
+        try probe.bind("tcp://127.0.0.1:*")
+        let endpoint = try probe.lastEndpoint
+        probe.close()
+        return Int(endpoint.split(separator: ":").last ?? "0") ?? 0
+    }
+}
