@@ -66,7 +66,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutTestKit"]),
+        // Fixtures are data files read by path (#filePath), not bundle resources.
+        .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutTestKit"], exclude: ["Fixtures"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "LayoutWireTests", dependencies: ["LayoutWire", "LayoutEngine", "LayoutTestKit"]),
         .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutClient", "ZeroMQ", "LayoutWire", "LayoutEngine", "LayoutTestKit"]),

@@ -71,7 +71,7 @@ enum SeedLayouts {
         case .list(let p): return SeedListLayout(collectionView: collectionView, delegate: delegate, parameters: p)
         case .mosaic(let p): return SeedMosaicLayout(collectionView: collectionView, delegate: delegate, parameters: p)
         case .waterfall(let p): return SeedWaterfallLayout(collectionView: collectionView, delegate: delegate, parameters: p)
-        case .columnFlow, .columns, .flow: return nil
+        case .columnFlow, .columns, .flow, .justified: return nil
         }
     }
 
@@ -79,7 +79,7 @@ enum SeedLayouts {
     static func hasBaseline(_ kind: LayoutKind) -> Bool {
         switch kind {
         case .list, .mosaic, .waterfall: return true
-        case .columnFlow, .columns, .flow: return false
+        case .columnFlow, .columns, .flow, .justified: return false
         }
     }
 }
