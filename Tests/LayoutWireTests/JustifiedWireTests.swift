@@ -88,6 +88,18 @@ import Testing
         #expect(listCounts["widowCount"] == nil && listCounts["hiddenItems"] == nil)
     }
 
+    /// examples/jobs/justified.json decodes and lays out as its README line says: section 2 shows two
+    /// rows of three squares and leaves the other 14 items out.
+    @Test func theExampleJobLaysOut() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let job = try String(contentsOf: root.appendingPathComponent("examples/jobs/justified.json"), encoding: .utf8)
+        let body = "{\"op\":\"layout\"," + job.drop(while: { $0 != "{" }).dropFirst()
+        let layout = try PreparedLayout.prepare(try layoutInput(body))
+        #expect(layout.sectionCount == 3)
+        #expect(layout.sectionFrames[2].placement == PlacementCounts(widowCount: 0, hiddenItemCount: 14))
+        #expect(layout.sectionFrames[0].placement.hiddenItemCount == 0)
+    }
+
     private func replyCounts(_ layout: PreparedLayout) throws -> [String: Any] {
         let body = ReplyEncoder.success(id: nil, result: LayoutResult(layout: layout, selection: nil, format: .objects))
         let envelope = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])

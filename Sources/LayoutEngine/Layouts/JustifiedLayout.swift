@@ -87,12 +87,9 @@ enum JustifiedLayout: SectionLayout {
         var ending = Ending(rowCount: 0, top: insets.top, lastRowBottom: insets.top)
         let previous = restart?.cells ?? FrameColumns()
         let kept = restart?.keptCells ?? 0
-        let cells = JustifiedItemRatios.with(section.items, forced: p.forceAspectRatio) { ratios in
-            FrameColumns(count: section.items.count, copying: kept, of: previous, segments: context.segments) { frames in
-                ending = placeRows(
-                    into: frames, from: start, keeping: kept, rows: rows, parameters: p, ratios: ratios, checkpoints: &checkpoints
-                )
-            }
+        let cells = FrameColumns(count: section.items.count, copying: kept, of: previous, segments: context.segments) { frames in
+            let placement = RowPlacement(frames: frames, start: start, kept: kept, rows: rows, parameters: p, checkpoints: checkpoints)
+            (ending, checkpoints) = section.items.withJustifiedRatios(forced: p.forceAspectRatio, placement)
         }
         // flickr takes back the spacing it added after the last row; with no row it would take back one
         // it never added (a negative height when the spacing exceeds the insets): layoutd does not.
@@ -105,14 +102,32 @@ enum JustifiedLayout: SectionLayout {
         return SectionFrames(cells: cells, header: header, footer: footer, height: y, checkpoints: checkpoints, placement: ending.placement)
     }
 
+    /// `placeRows` as a body for `withJustifiedRatios`, which specialises it for the ratios' source.
+    private struct RowPlacement: JustifiedRatiosBody {
+        let frames: MutableFrameColumns
+        let start: RowStart
+        let kept: Int
+        let rows: JustifiedRows
+        let parameters: JustifiedParameters
+        let checkpoints: SectionCheckpoints
+
+        func run<Ratios: JustifiedRatios>(with ratios: Ratios) -> (Ending, SectionCheckpoints) {
+            var checkpoints = checkpoints
+            let ending = placeRows(
+                into: frames, from: start, keeping: kept, rows: rows, parameters: parameters, ratios: ratios, checkpoints: &checkpoints
+            )
+            return (ending, checkpoints)
+        }
+    }
+
     /// flickr's `computeLayout` from `start` on: fills rows item by item, places each as it completes,
     /// then the widows (or leaves them out), and gives every item left out from `kept` on a zero-size frame.
     ///
     /// Checkpoints: at the first row start at or past each multiple of `checkpointInterval`, and where
     /// `maxNumRows` stops; a pass resumed at a checkpoint saves that one again, so it keeps the same ones.
-    private static func placeRows(
+    private static func placeRows<Ratios: JustifiedRatios>(
         into frames: MutableFrameColumns, from start: RowStart, keeping kept: Int, rows: JustifiedRows,
-        parameters p: JustifiedParameters, ratios: JustifiedItemRatios, checkpoints: inout SectionCheckpoints
+        parameters p: JustifiedParameters, ratios: Ratios, checkpoints: inout SectionCheckpoints
     ) -> Ending {
         let count = frames.xs.count
         let vertical = p.boxSpacing.vertical
@@ -164,8 +179,8 @@ enum JustifiedLayout: SectionLayout {
     /// (an item it rejects starts the next one) and the height it asks for; nil when the items run out
     /// first (the open row is the widows).
     @inline(__always)
-    private static func fill(
-        from first: Int, count: Int, isBreakout: Bool, rows: JustifiedRows, ratios: JustifiedItemRatios
+    private static func fill<Ratios: JustifiedRatios>(
+        from first: Int, count: Int, isBreakout: Bool, rows: JustifiedRows, ratios: Ratios
     ) -> (end: Int, height: Double)? {
         if isBreakout {
             // A breakout row takes a square or landscape first item alone, full width.

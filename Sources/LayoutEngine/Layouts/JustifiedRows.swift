@@ -45,9 +45,9 @@ struct JustifiedRows {
     /// a spacing wide against W and very narrow items) has no width for its items: flickr's arithmetic
     /// gives them negative widths or NaN there, layoutd gives them width 0 (a documented deviation).
     @inline(__always)
-    func placeCompletedRow(
+    func placeCompletedRow<Ratios: JustifiedRatios>(
         _ range: Range<Int>, height newHeight: Double, top: Double,
-        ratios: JustifiedItemRatios, into frames: MutableFrameColumns
+        ratios: Ratios, into frames: MutableFrameColumns
     ) -> Double {
         let rowWidth = widthWithoutSpacing(forCount: range.count)
         let height = Swift.max(minRowHeight, Swift.min(newHeight, maxRowHeight))
@@ -74,9 +74,9 @@ struct JustifiedRows {
     /// Places the widows (flickr's `forceComplete`) at `height`, which is a row height already clamped or
     /// the target, so never clamped again. `justify` may shrink an item below 0 where the widows are wider
     /// than the row; such a width is taken as 0 (a documented deviation).
-    func placeWidowRow(
+    func placeWidowRow<Ratios: JustifiedRatios>(
         _ range: Range<Int>, height: Double, style: JustifiedParameters.WidowLayoutStyle, top: Double,
-        ratios: JustifiedItemRatios, into frames: MutableFrameColumns
+        ratios: Ratios, into frames: MutableFrameColumns
     ) {
         let end = placeItems(range, height: height, scale: nil, y: top + headerOffset, ratios: ratios, into: frames)
         switch style {
@@ -95,9 +95,9 @@ struct JustifiedRows {
     /// Items left to right from `left`, each `ratio * height (* scale)` wide; returns flickr's
     /// `itemWidthSum`: `left + Σ (width + spacing)`, summed in order.
     @inline(__always)
-    private func placeItems(
+    private func placeItems<Ratios: JustifiedRatios>(
         _ range: Range<Int>, height: Double, scale: Double?, y: Double,
-        ratios: JustifiedItemRatios, into frames: MutableFrameColumns
+        ratios: Ratios, into frames: MutableFrameColumns
     ) -> Double {
         var x = left
         for item in range {
