@@ -42,6 +42,7 @@ import Testing
         case .columns(let p): return p.placement == .shortestFirst ? nil : 0
         // One interval to the checkpoint's multiple, one more when a row straddles it, plus the row.
         case .flow: return 2 * FlowLayout.checkpointInterval + 100
+        case .justified: return 2 * JustifiedLayout.checkpointInterval + 100
         case .waterfall(let p):
             let columnsInUse = min(p.columns, max(itemCount, 1))
             return columnsInUse <= WaterfallLayout.maxCheckpointedColumns ? WaterfallLayout.checkpointInterval : nil
@@ -160,7 +161,7 @@ import Testing
             switch kind {
             case .list: bound = 11 + options.segments.segmentSize
             case .columns: bound = 11
-            case .flow: bound = 11 + (Self.allowedRestartDistance(for: parameters, segmentSize: 0, itemCount: 3001) ?? 0)
+            case .flow, .justified: bound = 11 + (Self.allowedRestartDistance(for: parameters, segmentSize: 0, itemCount: 3001) ?? 0)
             case .waterfall: bound = 11 + WaterfallLayout.checkpointInterval
             case .mosaic: bound = 4
             case .columnFlow: bound = 1

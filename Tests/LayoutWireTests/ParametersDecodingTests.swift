@@ -185,7 +185,8 @@ import Testing
                 switch name {
                 case "margins", "sectionInsets": value = "2"
                 case "defaultItemSize": value = #"{"width":10,"height":10}"#
-                case "insetSupplementaryViews": value = "true"
+                case "insetSupplementaryViews", "showWidows": value = "true"
+                case "widowLayoutStyle": value = #""justify""#
                 case "placement": value = #""shortestFirst""#
                 case "rowTransform": value = #""center""#
                 case "tieBreak": value = #""last""#

@@ -19,10 +19,11 @@ public struct Rect: Hashable, Sendable {
     @inlinable public var maxX: Double { x + width }
     @inlinable public var maxY: Double { y + height }
 
-    /// Positive-area overlap: touching edges do not count (LAYOUTS.md, rect query).
+    /// Positive-area overlap: touching edges do not count, and a point (zero width and height: where
+    /// `justified` puts an item it leaves out) is in no rect (LAYOUTS.md, rect query).
     @inlinable
     public func intersects(_ other: Rect) -> Bool {
-        minX < other.maxX && maxX > other.minX && minY < other.maxY && maxY > other.minY
+        minX < other.maxX && maxX > other.minX && minY < other.maxY && maxY > other.minY && (width > 0 || height > 0)
     }
 
     /// The same rectangle moved down by `dy`.

@@ -5,6 +5,15 @@ extension Double {
     @inlinable var roundedHalfAwayFromZero: Double { rounded(.toNearestOrAwayFromZero) }
     @inlinable var floored: Double { rounded(.down) }
     @inlinable var ceiled: Double { rounded(.up) }
+
+    /// JavaScript's `Math.round`: half towards +∞ (`2.5` → `3`, `-2.5` → `-2`), as flickr's justified
+    /// layout rounds. `x - floor(x)` is exact, so values just under a half (0.49999999999999994) stay
+    /// down, unlike `floor(x + 0.5)`. Where JavaScript gives -0 (for -0.5 ≤ x < 0) this gives +0; the
+    /// justified layout only subtracts the result from non-zero values, where the sign of a zero is lost.
+    @inlinable var roundedHalfUp: Double {
+        let down = rounded(.down)
+        return self - down >= 0.5 ? down + 1 : down
+    }
 }
 
 extension Rect {

@@ -21,6 +21,8 @@ extension LayoutInput {
             try ColumnsGeometry.check(origin(p, spec, hasOwn, index), contentWidth: W)
         case let (.flow(p), .flow(spec)):
             try FlowGeometry.check(origin(p, spec, hasOwn, index), contentWidth: W)
+        case let (.justified(p), .justified(spec)):
+            try JustifiedGeometry.check(origin(p, spec, hasOwn, index), contentWidth: W)
         case let (.waterfall(p), .waterfall(spec)):
             try WaterfallGeometry.check(origin(p, spec, hasOwn, index), contentWidth: W)
         case let (.columnFlow(p), .columnFlow(spec)):
@@ -65,11 +67,11 @@ struct ParameterOrigin<Parameters> {
 }
 
 /// A size a rule accepts: finite and not negative (NaN fails both).
-private func isPlaceable(_ size: Double) -> Bool {
+func isPlaceable(_ size: Double) -> Bool {
     size >= 0 && size.isFinite
 }
 
-private func insetsMessage(_ name: String, _ insets: Insets, exceed width: Double, _ what: String) -> String {
+func insetsMessage(_ name: String, _ insets: Insets, exceed width: Double, _ what: String) -> String {
     "\(name).left + right (\((insets.left + insets.right).messageText)) exceed \(what) (\(width.messageText))"
 }
 

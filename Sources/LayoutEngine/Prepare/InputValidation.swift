@@ -168,6 +168,8 @@ extension LayoutParameters {
             try V.requireNonNegative(p.defaultItemSize.height, "\(path).defaultItemSize.height")
             try V.validate(p.sectionInsets, "\(path).sectionInsets")
             try V.requireNonNegative(p.fillMaxScale, "\(path).fillMaxScale")
+        case .justified(let p):
+            try p.validate(path: path)
         }
     }
 }

@@ -67,6 +67,7 @@ extension PreparedLayout {
         case .list(let p): return ListLayout.layOut(section, parameters: p, context: context)
         case .columns(let p): return ColumnsLayout.layOut(section, parameters: p, context: context)
         case .flow(let p): return FlowLayout.layOut(section, parameters: p, context: context)
+        case .justified(let p): return JustifiedLayout.layOut(section, parameters: p, context: context)
         }
     }
 }

@@ -79,7 +79,7 @@ struct EveryFrame: FrameFilter {
 }
 
 /// Frames overlapping `rect` with positive area: `Rect.intersects`, term for term, y terms first
-/// (layouts stack along y, so they are the ones that reject).
+/// (layouts stack along y, so they are the ones that reject), the point test last (rarely a point).
 struct FramesOverlapping: FrameFilter {
     let minX: Double
     let minY: Double
@@ -95,6 +95,6 @@ struct FramesOverlapping: FrameFilter {
 
     @inline(__always)
     func accepts(x: Double, y: Double, width: Double, height: Double) -> Bool {
-        y < maxY && y + height > minY && x < maxX && x + width > minX
+        y < maxY && y + height > minY && x < maxX && x + width > minX && (width > 0 || height > 0)
     }
 }

@@ -67,6 +67,11 @@ public struct PreparedLayout: Sendable {
     /// Every element: cells, headers, footers and decorations.
     public var elementCount: Int { ordinalStarts[ordinalStarts.count - 1] }
 
+    /// Widows laid out and items left out, over all sections (non-zero only for `justified`).
+    public var placementCounts: PlacementCounts {
+        sectionFrames.reduce(PlacementCounts()) { $0 + $1.placement }
+    }
+
     /// Bytes held by the frames alone.
     public var frameBytes: Int {
         sectionFrames.reduce(0) { $0 + $1.cells.byteCount + 3 * MemoryLayout<Rect?>.stride }

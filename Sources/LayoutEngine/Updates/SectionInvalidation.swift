@@ -99,6 +99,7 @@ extension PreparedLayout {
         case .list(let p): return ListLayout.layOut(section, parameters: p, context: context, resumingFrom: previous, at: first)
         case .columns(let p): return ColumnsLayout.layOut(section, parameters: p, context: context, resumingFrom: previous, at: first)
         case .flow(let p): return FlowLayout.layOut(section, parameters: p, context: context, resumingFrom: previous, at: first)
+        case .justified(let p): return JustifiedLayout.layOut(section, parameters: p, context: context, resumingFrom: previous, at: first)
         }
     }
 }

@@ -12,20 +12,27 @@ extension WireResult {
     public var estimatedByteCount: Int { 256 }
 }
 
-/// `{sections, items, elements}` of a prepared layout.
+/// `{sections, items, elements}` of a prepared layout, plus `widowCount` and `hiddenItems` for a
+/// `justified` one.
 public struct Counts: Hashable, Sendable {
     public var sections: Int
     public var items: Int
     public var elements: Int
+    /// Present only for `justified` layouts.
+    public var placement: PlacementCounts?
 
-    public init(sections: Int, items: Int, elements: Int) {
+    public init(sections: Int, items: Int, elements: Int, placement: PlacementCounts? = nil) {
         self.sections = sections
         self.items = items
         self.elements = elements
+        self.placement = placement
     }
 
     public init(_ layout: PreparedLayout) {
-        self.init(sections: layout.sectionCount, items: layout.itemCount, elements: layout.elementCount)
+        self.init(
+            sections: layout.sectionCount, items: layout.itemCount, elements: layout.elementCount,
+            placement: layout.input.parameters.kind == .justified ? layout.placementCounts : nil
+        )
     }
 
     func encode(into writer: inout JSONWriter) {
@@ -35,6 +42,12 @@ public struct Counts: Hashable, Sendable {
         writer.write(items)
         writer.write(raw: ",\"elements\":")
         writer.write(elements)
+        if let placement {
+            writer.write(raw: ",\"widowCount\":")
+            writer.write(placement.widowCount)
+            writer.write(raw: ",\"hiddenItems\":")
+            writer.write(placement.hiddenItemCount)
+        }
         writer.write(byte: UInt8(ascii: "}"))
     }
 }

@@ -55,6 +55,9 @@ enum ParametersDecoder {
             case .flow(var p):
                 try set(key, value, on: &p, at: at)
                 parameters = .flow(p)
+            case .justified(var p):
+                try set(key, value, on: &p, at: at)
+                parameters = .justified(p)
             }
         }
     }
@@ -184,6 +187,7 @@ enum ParametersDecoder {
         case "list": return ["itemHeight", "spacing", "sectionInsets", "header", "footer", "insetSupplementaryViews"]
         case "columns": return ["columnCount", "columnSpacing", "interitemSpacing", "itemHeight", "sectionInsets", "header", "footer", "insetSupplementaryViews", "placement"]
         case "flow": return ["interitemSpacing", "interspanSpacing", "spanGroupSpacingBefore", "spanGroupSpacingAfter", "defaultItemSize", "sectionInsets", "rowTransform", "fillMaxScale", "header", "footer"]
+        case "justified": return justifiedParameterNames
         default: return []
         }
     }

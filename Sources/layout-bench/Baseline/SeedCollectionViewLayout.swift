@@ -71,6 +71,7 @@ enum SeedLayouts {
         case .list(let p): return SeedListLayout(collectionView: collectionView, delegate: delegate, parameters: p)
         case .mosaic(let p): return SeedMosaicLayout(collectionView: collectionView, delegate: delegate, parameters: p)
         case .waterfall(let p): return SeedWaterfallLayout(collectionView: collectionView, delegate: delegate, parameters: p)
+        case .justified(let p): return FlickrJustifiedLayout(collectionView: collectionView, items: section.items, parameters: p)
         case .columnFlow, .columns, .flow: return nil
         }
     }
@@ -78,7 +79,7 @@ enum SeedLayouts {
     /// Whether `kind` has a seed port.
     static func hasBaseline(_ kind: LayoutKind) -> Bool {
         switch kind {
-        case .list, .mosaic, .waterfall: return true
+        case .list, .mosaic, .waterfall, .justified: return true
         case .columnFlow, .columns, .flow: return false
         }
     }

@@ -17,15 +17,21 @@ enum Summaries {
     static func layout(_ result: AnyJSONObject) -> [String] {
         let counts = result.object("counts")
         let line = "layout: \(Format.number(counts, "sections")) sections, \(Format.number(counts, "items")) items, "
-            + "\(Format.number(counts, "elements")) elements, content \(Format.size(result.size("contentSize")))"
+            + "\(Format.number(counts, "elements")) elements\(placement(counts)), content \(Format.size(result.size("contentSize")))"
         return [line] + AttributeTable.lines(result["attributes"])
+    }
+
+    /// `, 2 widows, 5 left out` for a justified layout (whose counts carry them); empty otherwise.
+    static func placement(_ counts: AnyJSONObject?) -> String {
+        guard let counts, counts.double("widowCount") != nil || counts.double("hiddenItems") != nil else { return "" }
+        return ", \(Format.number(counts, "widowCount")) widows, \(Format.number(counts, "hiddenItems")) left out"
     }
 
     /// `prepare`: `prepared feed v3: 1000 items, content 375×20105`, then any attributes.
     static func prepare(_ result: AnyJSONObject, key: String) -> [String] {
         let counts = result.object("counts")
         let line = "prepared \(result.string("layout") ?? key) v\(Format.number(result, "version")): "
-            + "\(Format.number(counts, "items")) items, content \(Format.size(result.size("contentSize")))"
+            + "\(Format.number(counts, "items")) items\(placement(counts)), content \(Format.size(result.size("contentSize")))"
         return [line] + AttributeTable.lines(result["attributes"])
     }
 

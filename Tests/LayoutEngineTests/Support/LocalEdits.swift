@@ -61,6 +61,10 @@ enum LocalEdits {
         case .columnFlow(var p):
             p.lineSpacing += tenth
             return .columnFlow(p)
+        case .justified(var p):
+            p.boxSpacing.vertical += tenth
+            p.targetRowHeight += 1.0 / 3
+            return .justified(p)
         }
     }
 

@@ -100,6 +100,7 @@ enum RandomInputs {
             default: return ItemSizing(isSpan: true)
             }
         }
+        if kind == .justified { return justifiedSizing(using: &random) }
         switch random.int(in: 0...3) {
         case 0: return .unspecified
         case 1: return ItemSizing(height: height)
@@ -183,7 +184,41 @@ enum RandomInputs {
             p.headerHeight = supplementaryHeight(using: &random)
             p.footerHeight = supplementaryHeight(using: &random)
             return .flow(p)
+        case .justified:
+            return .justified(justifiedParameters(using: &random))
         }
+    }
+
+    /// Photos: an aspect ratio (0.5 to 3), a width and height (their ratio 0.5 to 4), or nothing (ratio 1).
+    /// Together with a target of at least 60 and spacings of at most 12 no row can fill with spacing alone
+    /// (flickr's negative widths, a documented deviation tested apart).
+    static func justifiedSizing(using random: inout SeededRandom) -> ItemSizing {
+        switch random.int(in: 0...4) {
+        case 0: return .unspecified
+        case 1: return ItemSizing(height: random.half(in: 0...120))
+        case 2, 3: return ItemSizing(aspectRatio: Double(random.int(in: 2...12)) / 4)
+        default:
+            let height = random.half(in: 50...400)
+            return ItemSizing(height: height, width: height * Double(random.int(in: 2...16)) / 4)
+        }
+    }
+
+    static func justifiedParameters(using random: inout SeededRandom) -> JustifiedParameters {
+        var p = JustifiedParameters()
+        p.targetRowHeight = random.half(in: 60...200)
+        p.targetRowHeightTolerance = random.element(of: [0, 0.1, 0.25, 0.5, 1])
+        p.boxSpacing = random.chance(0.5)
+            ? .init(all: random.half(in: 0...12))
+            : .init(horizontal: random.half(in: 0...12), vertical: random.half(in: 0...12))
+        p.maxNumRows = random.chance(0.2) ? random.int(in: 1...8) : nil
+        p.forceAspectRatio = random.chance(0.1) ? random.element(of: [0.75, 1, 1.5]) : nil
+        p.showWidows = random.chance(0.7)
+        p.fullWidthBreakoutRowCadence = random.chance(0.25) ? random.int(in: 1...5) : nil
+        p.widowLayoutStyle = random.element(of: JustifiedParameters.WidowLayoutStyle.allCases)
+        p.sectionInsets = randomInsets(0...16, using: &random)
+        p.headerHeight = supplementaryHeight(using: &random)
+        p.footerHeight = supplementaryHeight(using: &random)
+        return p
     }
 
     /// Whole-number insets: the flow layout's `center` rounds to whole points, which stays inside the

@@ -1,4 +1,4 @@
-/// The six layouts.
+/// The layouts.
 public enum LayoutKind: String, Hashable, Sendable, CaseIterable {
     case columnFlow
     case mosaic
@@ -6,6 +6,7 @@ public enum LayoutKind: String, Hashable, Sendable, CaseIterable {
     case list
     case columns
     case flow
+    case justified
 }
 
 /// A layout's type and parameters (the wire's `spec`).
@@ -16,6 +17,7 @@ public enum LayoutParameters: Hashable, Sendable {
     case list(ListParameters)
     case columns(ColumnsParameters)
     case flow(FlowParameters)
+    case justified(JustifiedParameters)
 
     public var kind: LayoutKind {
         switch self {
@@ -25,6 +27,7 @@ public enum LayoutParameters: Hashable, Sendable {
         case .list: return .list
         case .columns: return .columns
         case .flow: return .flow
+        case .justified: return .justified
         }
     }
 
@@ -37,6 +40,7 @@ public enum LayoutParameters: Hashable, Sendable {
         case .list: return .list(ListParameters())
         case .columns: return .columns(ColumnsParameters())
         case .flow: return .flow(FlowParameters())
+        case .justified: return .justified(JustifiedParameters())
         }
     }
 
@@ -49,6 +53,7 @@ public enum LayoutParameters: Hashable, Sendable {
         case .list(let p): return p.headerHeight
         case .columns(let p): return p.headerHeight
         case .flow(let p): return p.headerHeight
+        case .justified(let p): return p.headerHeight
         }
     }
 
@@ -61,6 +66,7 @@ public enum LayoutParameters: Hashable, Sendable {
         case .list(let p): return p.footerHeight
         case .columns(let p): return p.footerHeight
         case .flow(let p): return p.footerHeight
+        case .justified(let p): return p.footerHeight
         }
     }
 }
