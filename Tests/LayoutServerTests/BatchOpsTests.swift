@@ -28,8 +28,8 @@ import ZeroMQ
         return (reply.result["attributes"] as? [[String: Any]] ?? []).compactMap { $0["y"] as? Double }
     }
 
-    @Test func updateAppliesTheBatchAndPublishesItNormalized() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func updateAppliesTheBatchAndPublishesItNormalized(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         try prepareFeed(daemon)
         let events = try subscribe(daemon, "batch:feed")
         // Delete b (before-index 1), insert x at after-index 0, move e (4) to after-index 1.
@@ -52,8 +52,8 @@ import ZeroMQ
         #expect((event.body["sections"] as? [String: Any])?["inserts"] as? [Int] == [])
     }
 
-    @Test func aRejectedBatchNamesTheOffenderAndChangesNothing() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func aRejectedBatchNamesTheOffenderAndChangesNothing(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         try prepareFeed(daemon)
         // The same item deleted twice: the later update is the offender.
         let reply = try daemon.call(#"{"v":1,"id":"u","op":"update","layout":"feed","updates":[{"delete":[0,2]},{"reload":[0,0],"item":{"height":99}},{"delete":[0,2]}]}"#)
@@ -68,8 +68,8 @@ import ZeroMQ
         #expect(outOfRange.errorPath == "updates[0]")
     }
 
-    @Test func ifVersionMismatchIsAVersionConflict() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func ifVersionMismatchIsAVersionConflict(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         try prepareFeed(daemon)
         let reply = try daemon.call(#"{"v":1,"id":"u","op":"update","layout":"feed","ifVersion":7,"updates":[{"delete":[0,0]}]}"#)
         #expect(reply.errorCode == "version_conflict")
@@ -77,8 +77,8 @@ import ZeroMQ
         #expect(try ys(daemon).count == 5)
     }
 
-    @Test func diffComputesMinimalMovesAndVersionsStayConsecutive() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func diffComputesMinimalMovesAndVersionsStayConsecutive(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         try prepareFeed(daemon)
         let events = try subscribe(daemon, "batch:feed")
         // Rotate a to the end, drop c, add f, and change d's height: one move, one delete, one insert, one reload.
@@ -96,16 +96,16 @@ import ZeroMQ
         #expect(try TestDaemon.nextEvent(events).body["version"] as? Int == 3)
     }
 
-    @Test func duplicateIdsInADiffAreRejected() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func duplicateIdsInADiffAreRejected(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         try prepareFeed(daemon)
         let reply = try daemon.call(#"{"v":1,"id":"d","op":"diff","layout":"feed","sections":[{"ids":["a","b","a"],"heights":[1,2,3]}]}"#)
         #expect(reply.errorCode == "invalid_request")
         #expect(reply.errorPath == "sections[0].ids[2]")
     }
 
-    @Test func malformedUpdatesGetPathsIntoTheBody() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func malformedUpdatesGetPathsIntoTheBody(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         try prepareFeed(daemon)
         let noOp = try daemon.call(#"{"v":1,"id":"u","op":"update","layout":"feed","updates":[{"delete":[0,0]},{"frobnicate":1}]}"#)
         #expect(noOp.errorCode == "invalid_request")

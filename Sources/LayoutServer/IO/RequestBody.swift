@@ -14,7 +14,8 @@ public final class RequestBody: @unchecked Sendable {
 
     private let storage: Storage
 
-    init(_ message: consuming Message) {
+    /// A body received by a front of the caller's own (the cluster worker's link to its broker).
+    public init(_ message: consuming Message) {
         storage = .message(message)
     }
 

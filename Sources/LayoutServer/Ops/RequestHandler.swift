@@ -5,7 +5,8 @@ import LayoutWire
 /// Decodes requests and runs the ops of the front socket against the layout store.
 ///
 /// Runs on worker threads; the scheduler guarantees one op at a time per layout key, in arrival order.
-struct RequestHandler: JobHandler {
+/// Public so that another front (a cluster worker) can run the same ops behind its own socket.
+public struct RequestHandler: JobHandler {
     let store: LayoutStore
     let stats: ServerStats
     let options: PrepareOptions
@@ -14,14 +15,14 @@ struct RequestHandler: JobHandler {
     /// What `ping` lists, made once rather than per ping.
     private static let layoutNames = LayoutKind.allCases.map(\.rawValue)
 
-    init(store: LayoutStore, stats: ServerStats, limits: InputLimits, startedAt: Date) {
+    public init(store: LayoutStore, stats: ServerStats, limits: InputLimits, startedAt: Date) {
         self.store = store
         self.stats = stats
         self.options = PrepareOptions(limits: limits)
         self.startedAt = startedAt
     }
 
-    func decode(_ body: RequestBody) -> DecodeOutcome<Request> {
+    public func decode(_ body: RequestBody) -> DecodeOutcome<Request> {
         body.withUnsafeBytes { bytes in
             do throws(WireError) {
                 let request = try decoder.decode(bytes)
@@ -33,7 +34,7 @@ struct RequestHandler: JobHandler {
         }
     }
 
-    func execute(_ request: Request) -> JobReply {
+    public func execute(_ request: Request) -> JobReply {
         let op = request.operation.name.rawValue
         do {
             let body = try run(request)
