@@ -78,6 +78,7 @@ let package = Package(
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutTestKit"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "LayoutWireTests", dependencies: ["LayoutWire", "LayoutEngine", "LayoutTestKit"]),
+        .testTarget(name: "LayoutClusterTests", dependencies: ["LayoutCluster", "LayoutServer", "LayoutWire", "LayoutEngine", "ZeroMQ"]),
         .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutCluster", "LayoutClient", "ZeroMQ", "LayoutWire", "LayoutEngine", "LayoutTestKit"]),
     ]
 )

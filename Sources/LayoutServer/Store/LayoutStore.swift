@@ -122,14 +122,14 @@ public final class LayoutStore: Sendable {
     }
 
     /// Keeps `layout` under `key` at exactly `version`, publishing nothing, or (with a nil layout) only
-    /// makes the key's version count continue from `version`: a layout rebuilt where its subscribers
-    /// already saw every change, such as on a cluster worker taking over a key (the broker replays the
-    /// key's recipe). Evicts as `store` does.
+    /// makes the key's version count continue from `version` (0: as if the key had never been kept):
+    /// a layout rebuilt where its subscribers already saw every change, such as on a cluster worker
+    /// taking over a key (the broker replays the key's recipe). Evicts as `store` does.
     public func restore(_ layout: PreparedLayout?, forKey key: String, version: Int) -> Outcome {
         if let layout, layout.byteCount > capacityBytes { return .tooLarge }
         return state.withLock { state in
             if let old = state.entries.removeValue(forKey: key) { state.totalBytes -= old.bytes }
-            state.lastVersions[key] = version
+            state.lastVersions[key] = layout == nil && version <= 0 ? nil : version
             guard let layout else { return .stored(version: version) }
             state.clock += 1
             state.entries[key] = Entry(layout: layout, version: version, bytes: layout.byteCount, lastUse: state.clock)
