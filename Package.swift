@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "layoutctl", targets: ["layoutctl"]),
         .executable(name: "layout-bench", targets: ["layout-bench"]),
         .executable(name: "layoutd-bench", targets: ["layoutd-bench"]),
+        .executable(name: "cluster-bench", targets: ["cluster-bench"]),
         .library(name: "LayoutEngine", targets: ["LayoutEngine"]),
         .library(name: "LayoutClient", targets: ["LayoutClient"]),
     ],
@@ -72,6 +73,13 @@ let package = Package(
             name: "layoutd-bench",
             dependencies: [
                 "LayoutServer", "LayoutClient", "LayoutWire", "LayoutEngine", "ZeroMQ", "LayoutTestKit",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "cluster-bench",
+            dependencies: [
+                "LayoutCluster", "LayoutServer", "LayoutTestKit", "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

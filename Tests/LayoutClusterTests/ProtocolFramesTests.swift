@@ -1,3 +1,5 @@
+import Foundation
+import LayoutServer
 import Configuration
 import Testing
 @testable import LayoutCluster
@@ -51,5 +53,28 @@ import Testing
         #expect(throws: (any Error).self) {
             try ClusterConfiguration.read(ConfigReader(provider: InMemoryProvider(values: ["cluster.liveness": 0])))
         }
+    }
+}
+
+@Suite struct ClusterConfigurationFileTests {
+    @Test func theShippedConfigFileParsesToTheClusterDefaults() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let reader = try await ConfigurationLoader.reader(filePath: root.appendingPathComponent("config/layoutd.yaml").path, environment: [:])
+        #expect(try ClusterConfiguration.read(reader) == ClusterConfiguration())
+    }
+
+    @Test func environmentVariablesNameTheClusterKeys() async throws {
+        let reader = try await ConfigurationLoader.reader(filePath: nil, environment: [
+            "LAYOUTD_ROLE": "worker", "LAYOUTD_CLUSTER_JOIN": "tcp://b:7000", "LAYOUTD_CLUSTER_HEARTBEAT_MILLIS": "250",
+            "LAYOUTD_CLUSTER_RECIPE_BYTES": "1024", "LAYOUTD_CLUSTER_WORKER_ID": "w-7", "LAYOUTD_CLUSTER_EVENTS_IN": "tcp://*:1",
+        ])
+        let cluster = try ClusterConfiguration.read(reader)
+        #expect(cluster.role == .worker)
+        #expect(cluster.joinEndpoint == "tcp://b:7000")
+        #expect(cluster.resolvedJoinEventsEndpoint == "tcp://b:7001")
+        #expect(cluster.heartbeatMilliseconds == 250)
+        #expect(cluster.recipeBytes == 1024)
+        #expect(cluster.resolvedWorkerID == "w-7")
+        #expect(cluster.eventsInEndpoint == "tcp://*:1")
     }
 }

@@ -81,7 +81,7 @@ extension BrokerCore {
 
     /// Sends rebuilds to `worker` while it has rebuild slots.
     func pumpRestores(at worker: WorkerRecord) {
-        while worker.isAlive, worker.restoresInFlight < settings.restoresPerWorker {
+        while worker.isAlive, worker.restoresInFlight < settings.restoresPerWorker, worker.hasCredit {
             guard let key = worker.urgentRestores.popFirst() ?? worker.restoreQueue.popFirst() else { return }
             guard let record = keys[key], case .queued(let target) = record.phase, target === worker else { continue }
             sendRestore(record, to: worker)
@@ -120,6 +120,13 @@ extension BrokerCore {
     /// A rebuild's answer: the key is settled at its new owner, and the worker it left forgets it.
     func restoreFinished(_ record: KeyRecord, header: RestoreHeader, at worker: WorkerRecord, outcome: RestoreOutcome?) {
         guard case .restoring(let target, let previous) = record.phase, target === worker else { return }
+        if case .failed(let code, _)? = outcome, code == WireError.Code.busy.rawValue, record.kept, worker.isAlive {
+            // The worker's queue was full and it changed nothing: the rebuild goes again.
+            setPhase(record, .queued(target: worker))
+            enqueueRestore(record.key, at: worker, urgent: true)
+            setOwner(record, previous)
+            return
+        }
         setPhase(record, .settled)
         if let previous, previous.isConnected { release([record.key], at: previous) }
         if case .restored? = outcome { return }

@@ -36,7 +36,7 @@ extension BrokerCore {
         let queuedAtWorkers = connected.reduce(0) { $0 + $1.load.queued }
         var snapshot = stats.snapshot(
             pool: PoolUsage(threads: connected.reduce(0) { $0 + $1.threads }, busy: busy, inFlight: clientsInFlight, queued: heldCount + queuedAtWorkers),
-            store: (connected.reduce(0) { $0 + $1.load.layouts }, connected.reduce(0) { $0 + $1.load.layoutBytes })
+            store: (keys.values.reduce(0) { $0 + ($1.kept ? 1 : 0) }, connected.reduce(0) { $0 + $1.load.layoutBytes })
         )
         snapshot.itemsPrepared = connected.reduce(0) { $0 + $1.load.itemsPrepared }
         snapshot.eventsPublished = eventsPublished

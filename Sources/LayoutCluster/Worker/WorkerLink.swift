@@ -283,8 +283,8 @@ final class WorkerLink {
             let job = RestoreJob(header: header, bodies: frames.dropFirst().map { RequestBody($0) })
             let body = restores.submit(job)
             if !pool.submit(envelope: Envelope([token.frame]), body: body) {
+                // Nothing changed here: the broker sends it again.
                 restores.withdraw(body)
-                _ = store.restore(nil, forKey: header.layout, version: header.version + 1)
                 reply(token: token, body: RestoreOutcome.failed(code: "busy", message: "the worker's queue is full").body)
             }
         case .release:
