@@ -70,3 +70,36 @@ import Testing
         #expect(EventSummary(scanning: batch.body) == EventSummary(event: "batch", layout: "k", version: 3))
     }
 }
+
+@Suite struct LenientSkipTests {
+    private func skipped(_ text: String) throws -> Int {
+        let result: Result<Int, WireError> = Array(text.utf8).withUnsafeBytes { bytes in
+            var reader = JSONReader(bytes)
+            do throws(WireError) {
+                try reader.skipValueLeniently()
+                return .success(reader.offset)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    @Test func skipsNestedValuesStringsAndEscapesToTheirEnd() throws {
+        let value = #"{"a":[1,2,{"b":"]}\"x"}],"c":"{"}"#
+        #expect(try skipped(value + #",rest"#) == value.utf8.count)
+        #expect(try skipped(#"[[],[[]],"\\"]x"#) == 14)
+        #expect(try skipped(#"  12.5,"#) == 6)
+    }
+
+    @Test func aBodyCutShortIsAnError() {
+        #expect(throws: WireError.self) { try skipped(#"[1,2,"#) }
+        #expect(throws: WireError.self) { try skipped(#"{"a":"unterminated"#) }
+    }
+
+    @Test func theRouteOfALargeBodyIsReadPastItsBulkMembers() {
+        let heights = (0..<10_000).map { String($0 % 97) }.joined(separator: ",")
+        let body = #"{"sections":[{"heights":[\#(heights)],"ids":["a\"]"]}],"op":"prepare","layout":"wall","id":"p"}"#
+        #expect(RequestRoute(scanning: Array(body.utf8)) == RequestRoute(operation: .prepare, layout: "wall", id: .string("p")))
+    }
+}

@@ -98,7 +98,15 @@ extension BrokerCore {
             "recipes": ["count": recipes.count, "bytes": recipes.totalBytes, "capacityBytes": recipes.capacityBytes, "evicted": c.recipesEvicted],
             "keysInMotion": keysInMotion,
             "waiting": heldCount,
+            "brokerThreadCPUSeconds": Self.threadCPUSeconds(),
         ]
+    }
+
+    /// CPU time of the calling thread (the broker's I/O thread: stats are answered there), in seconds.
+    static func threadCPUSeconds() -> Double {
+        var time = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return 0 }
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     private func clusterMetrics(now: Nanos) -> String {
@@ -131,6 +139,7 @@ extension BrokerCore {
         metric("cluster_moves_total", "counter", "Keys moved between live workers.", [("", String(c.moves))])
         metric("cluster_recipes", "gauge", "Recipes kept.", [("", String(recipes.count))])
         metric("cluster_recipe_bytes", "gauge", "Bytes of kept recipes.", [("", String(recipes.totalBytes))])
+        metric("cluster_broker_thread_cpu_seconds_total", "counter", "CPU time of the broker's routing thread.", [("", String(Self.threadCPUSeconds()))])
         return out
     }
 

@@ -2,8 +2,10 @@
 /// its layout key and its id (PROTOCOL.md, "The broker ↔ worker protocol").
 ///
 /// Like the decoder, the last of duplicate members wins, so the broker routes a request to the worker
-/// that the decoded request will actually address. A body that is not a JSON object, or breaks off,
-/// keeps what was read before the fault; the worker that gets it answers with the decoder's error.
+/// that the decoded request will actually address. Other members are skipped by their brackets and
+/// quotes only, unchecked: a body that is not valid JSON is rejected whole by the worker's decoder,
+/// wherever it is sent. A body that is not a JSON object, or breaks off, keeps what was read before the
+/// fault; the worker that gets it answers with the decoder's error.
 public struct RequestRoute: Hashable, Sendable {
     /// The op, when `op` is a plain op name.
     public var operation: OperationName?
@@ -55,7 +57,9 @@ public struct RequestRoute: Hashable, Sendable {
                         // Rare: an escaped member name may still spell one of ours.
                         try readEscaped(key, &reader)
                     } else {
-                        try reader.skipValue()
+                        // Bulk members (`sections`, `updates`, `items`) are most of a large body: skipped
+                        // without checking them (the worker's decoder does).
+                        try reader.skipValueLeniently()
                     }
                 }
             } while try reader.nextMember()

@@ -40,13 +40,18 @@ struct HopBench {
 
         var latencies: [String: [Double]] = [:]
         var rates: [String: [Double]] = [:]
+        var brokerCPU: [String: [Double]] = [:]
         for round in 0..<plan.rounds {
             let order = round % 2 == 0 ? targets : targets.reversed()
             for op in ops {
                 for (name, _) in order {
                     guard let client = clients[name] else { continue }
                     latencies["\(op.name) \(name)", default: []] += try client.sequential(op.body, count: plan.sequentialRoundTrips)
+                    let before = try cpu(of: broker)
                     let seconds = try client.pipelined(op.body, total: plan.pipelinedRoundTrips, window: 100)
+                    if name != "daemon" {
+                        brokerCPU[op.name, default: []].append((try cpu(of: broker) - before) / Double(plan.pipelinedRoundTrips) * 1e6)
+                    }
                     rates["\(op.name) \(name)", default: []].append(Double(plan.pipelinedRoundTrips) / seconds)
                 }
             }
@@ -67,9 +72,16 @@ struct HopBench {
             }
             let latencyRatio = p50["broker+1"].flatMap { b in p50["daemon"].map { b / $0 } }
             let rateRatio = rate["broker+1"].flatMap { b in rate["daemon"].map { b / $0 } }
-            emit(["bench": "hop-ratio", "op": .string(op.name), "p50BrokerOverDirect": .figure(latencyRatio), "throughputBrokerOverDirect": .figure(rateRatio)])
+            emit([
+                "bench": "hop-ratio", "op": .string(op.name), "p50BrokerOverDirect": .figure(latencyRatio), "throughputBrokerOverDirect": .figure(rateRatio),
+                "brokerCPUMicrosPerRequest": .figure(Statistics.median(brokerCPU[op.name] ?? [])),
+            ])
             goals.atMost("\(op.name) sequential p50: broker+1 worker / single daemon", latencyRatio, 1.3)
             goals.atLeast("\(op.name) pipelined 1x100: broker+1 worker / single daemon", rateRatio, 0.7)
         }
+    }
+
+    private func cpu(of broker: RunningNode) throws -> Double {
+        ((try Nodes.stats(of: broker, context: context)["cluster"] as? [String: Any])?["brokerThreadCPUSeconds"] as? Double) ?? .nan
     }
 }
