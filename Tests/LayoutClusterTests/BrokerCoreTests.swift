@@ -27,10 +27,18 @@ import Testing
             cluster.deliverAll()
             #expect(cluster.reply(for: envelope)?["ok"] as? Bool == true)
         }
-        // Pings spread: with one outstanding at a, the next goes to b.
+        // Overlapping pings spread: with one outstanding at a worker, the next goes to the other.
         cluster.request(#"{"v":1,"id":1,"op":"ping"}"#)
         cluster.request(#"{"v":1,"id":2,"op":"ping"}"#)
         #expect(cluster.orders(to: "a").count == 1 && cluster.orders(to: "b").count == 1)
+        cluster.deliverAll()
+        // One at a time, they stay with the worker chosen last (awake, warm).
+        let before = cluster.sent.count
+        for id in 3..<8 {
+            cluster.request(#"{"v":1,"id":\#(id),"op":"ping"}"#)
+            cluster.deliverAll()
+        }
+        #expect(Set(cluster.sent.dropFirst(before).map(\.routingID)).count == 1)
     }
 
     @Test func aDeadWorkersKeysAreRebuiltBitForBitAndItsChangesInFlightAnsweredUnavailable() throws {

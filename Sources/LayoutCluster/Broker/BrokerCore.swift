@@ -42,7 +42,7 @@ final class BrokerCore {
     var listsWaiting: [ClientRequest] = []
     /// Requests waiting at the broker (held for a move, or a list waiting for moves).
     var heldCount = 0
-    /// Where least-loaded routing starts looking, rotated so that equally loaded workers share work.
+    /// Where least-loaded routing starts looking: the worker it chose last.
     var cursor = 0
     /// Client requests admitted and not answered.
     var clientsInFlight = 0
@@ -170,22 +170,26 @@ final class BrokerCore {
         record?.inFlight += 1
     }
 
-    /// The live worker with the fewest requests outstanding that has credit left.
+    /// The live worker with the fewest requests outstanding that has credit left. Among idle workers,
+    /// the one chosen last: its threads are awake and its caches warm, and one worker answering a
+    /// trickle of requests batches better than many answering one each; load spreads as soon as it
+    /// has one outstanding.
     func leastLoaded() -> WorkerRecord? {
         let count = live.count
         guard count > 0 else { return nil }
-        var best: WorkerRecord?
+        var best: (index: Int, worker: WorkerRecord)?
         for offset in 0..<count {
-            let worker = live[(cursor + offset) % count]
+            let index = (cursor + offset) % count
+            let worker = live[index]
             guard worker.hasCredit else { continue }
             if worker.inFlight == 0 {
-                best = worker
+                best = (index, worker)
                 break
             }
-            if best == nil || worker.inFlight < (best?.inFlight ?? .max) { best = worker }
+            if best == nil || worker.inFlight < (best?.worker.inFlight ?? .max) { best = (index, worker) }
         }
-        cursor = (cursor + 1) % count
-        return best
+        if let best { cursor = best.index }
+        return best?.worker
     }
 
     /// The live worker a key hashes to.

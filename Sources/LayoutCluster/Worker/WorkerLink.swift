@@ -213,6 +213,9 @@ final class WorkerLink {
     private func sendToBroker(_ frames: [[UInt8]]) {
         guard let dealer else { return }
         _ = try? dealer.send(multipart: [[], WorkerProtocol.header] + frames, flags: .dontWait)
+        // A send may consume the socket's edge-triggered readiness: read before blocking again, or a
+        // message that arrived meanwhile would wait unseen (and the broker look silent).
+        dealerPending = true
     }
 
     private func sendHeartbeat() {
@@ -359,6 +362,7 @@ final class WorkerLink {
         } catch {
             logger.debug("reply not sent", metadata: ["error": "\(error)"])
         }
+        dealerPending = true
     }
 
     private func answerStats() -> Bool {

@@ -7,10 +7,10 @@ import ZeroMQ
 /// The servers a benchmark talks to: a single daemon or a broker in this process, workers as
 /// `layoutd --role worker` processes or in this process.
 enum Nodes {
+    /// Errors only (a benchmark's stderr is for its own errors), unless `LAYOUTD_LOG_LEVEL` says otherwise.
     static var logger: Logger {
         var logger = Logger(label: "cluster-bench")
-        // A benchmark's stderr is for its own errors.
-        logger.logLevel = .error
+        logger.logLevel = ProcessInfo.processInfo.environment["LAYOUTD_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
         return logger
     }
 
