@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import LayoutClient
 import ZeroMQ
 @testable import LayoutServer
 
@@ -113,4 +114,25 @@ final class LockedResults: @unchecked Sendable {
     func fail(_ message: String) { lock.withLock { errors.append(message) } }
     var all: [(client: Int, key: String, versions: [Int])] { lock.withLock { entries } }
     var failures: [String] { lock.withLock { errors } }
+}
+
+/// The Swift client works against a broker as against a single daemon.
+@Suite struct ClusterClientTests {
+    @Test(arguments: Topology.all) func theSwiftClientWorksUnchanged(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
+        let client = try LayoutClient(endpoint: daemon.running.frontEndpoint, context: daemon.context)
+        defer { client.close() }
+        #expect(try client.ping().ok)
+        let job: [String: Any] = ["bounds": ["width": 375, "height": 800], "spec": ["type": "list", "itemHeight": 44], "sections": [["count": 30]]]
+        let prepared = try client.prepare(key: "client-feed", job: job)
+        #expect(prepared.result.int("version") == 1)
+        let query = try client.query(key: "client-feed", rect: QueryRect(x: 0, y: 0, width: 375, height: 100))
+        #expect(query.result.array("attributes")?.count == 3)
+        let updated = try client.update(key: "client-feed", updates: [["delete": [0, 0]]], ifVersion: 1)
+        #expect(updated.result.int("version") == 2)
+        #expect(try client.list().result.objects("layouts")?.map { $0.string("layout") } == ["client-feed"])
+        let stats = try StatsClient(endpoint: daemon.running.statsEndpoint, context: daemon.context)
+        defer { stats.close() }
+        #expect(try stats.stats().object("requests")?.int("prepare") == 1)
+    }
 }
