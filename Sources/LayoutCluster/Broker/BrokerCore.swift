@@ -50,7 +50,6 @@ final class BrokerCore {
     var eventsPublished = 0
     /// Subscriptions on the events socket, by topic prefix, as XPUB reports them through the proxy.
     var subscriptions: [[UInt8]: Int] = [:]
-    let startedAt = DispatchTime.now().uptimeNanoseconds
 
     init(settings: Settings, output: any BrokerOutput, logger: Logger) {
         self.settings = settings
@@ -142,7 +141,8 @@ final class BrokerCore {
         record.held.append(request)
         heldCount += 1
         counters.held += 1
-        if case .queued(let target) = record.phase { promoteRestore(record.key, at: target) }
+        // The first request to wait makes its key's rebuild urgent.
+        if record.held.count == 1, case .queued(let target) = record.phase { promoteRestore(record.key, at: target) }
     }
 
     private func sendRespectingCredit(_ request: ClientRequest, to worker: WorkerRecord, record: KeyRecord?) {

@@ -43,6 +43,7 @@ final class WorkerLink {
     private var eventsSubscribed = false
     /// A connection made before `eventsSubscribed`, whose READY is still to be sent.
     private var readyOwed = false
+    private var warnedAboutEvents = false
     private var dealerPending = false
     private var dealerDescriptor: Int32?
 
@@ -119,7 +120,14 @@ final class WorkerLink {
             }
             if time >= nextHeartbeat {
                 nextHeartbeat = time + heartbeatNanos
-                if dealer != nil {
+                if readyOwed, dealer != nil {
+                    // MDP: nothing before READY, and READY waits for the event stream. A broker whose
+                    // events-in endpoint cannot be reached keeps this worker here, saying so.
+                    if time > lastHeard, time - lastHeard > livenessNanos, !warnedAboutEvents {
+                        warnedAboutEvents = true
+                        logger.warning("waiting for the broker's event stream before joining", metadata: ["events": "\(cluster.resolvedJoinEventsEndpoint ?? "")"])
+                    }
+                } else if dealer != nil {
                     if time > lastHeard, time - lastHeard > livenessNanos {
                         logger.warning("broker silent for \(cluster.liveness) heartbeats; reconnecting", metadata: ["backoffMillis": "\(backoff / 1_000_000)"])
                         disconnect(retryAfter: backoff)
