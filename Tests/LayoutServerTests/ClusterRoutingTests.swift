@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import LayoutClient
 import ZeroMQ
@@ -82,6 +83,47 @@ import ZeroMQ
             seen[event.body["layout"] as? String ?? "", default: []].append(event.body["version"] as? Int ?? -1)
         }
         for key in keys { #expect(seen[key] == Array(2...(1 + 4 * perClient))) }
+    }
+
+    @Test func aWorkerStoppedGracefullyHandsItsKeysOverWithNothingLost() throws {
+        var configuration = ServerConfiguration()
+        configuration.frontEndpoint = "tcp://127.0.0.1:*"
+        configuration.eventsEndpoint = "tcp://127.0.0.1:*"
+        configuration.statsEndpoint = "tcp://127.0.0.1:*"
+        configuration.workers = 2
+        var logger = Logger(label: "test")
+        logger.logLevel = .error
+        let cluster = try TestCluster(workers: 3, configuration: configuration, logger: logger)
+        defer { cluster.stop() }
+        let context = try Context()
+        defer { context.terminate() }
+        let dealer = try Socket(.dealer, in: context)
+        try dealer.set(.receiveTimeout, 10_000)
+        try dealer.connect(cluster.broker.frontEndpoint)
+        func call(_ body: String) throws -> [UInt8] {
+            _ = try dealer.send(multipart: [[], Array(body.utf8)])
+            return try #require(try dealer.receiveMultipart()).last ?? []
+        }
+        let keys = (0..<30).map { "leave-\($0)" }
+        var before: [String: [UInt8]] = [:]
+        for key in keys {
+            #expect(try TestDaemon.object(try call(TrafficClient.prepareBody(key, id: "p"))).ok)
+            before[key] = try call(TrafficClient.queryBody(key, id: "q"))
+        }
+        // SIGTERM's path: the worker says DISCONNECT, answers what it has, and goes.
+        cluster.workers[1].stop()
+        try cluster.waitForWorkers(2)
+        for key in keys { #expect(try call(TrafficClient.queryBody(key, id: "q")) == before[key], "\(key)") }
+        let stats = try TestDaemon.object(try {
+            let socket = try Socket(.req, in: context)
+            try socket.set(.receiveTimeout, 5_000)
+            try socket.connect(cluster.broker.statsEndpoint)
+            _ = try socket.send("stats")
+            return try #require(try socket.receiveBytes())
+        }())
+        let routing = (stats["cluster"] as? [String: Any])?["routing"] as? [String: Int]
+        #expect(routing?["lost"] == 0)
+        #expect((routing?["moves"] ?? 0) > 0)
     }
 
     @Test func aBrokerWithoutWorkersAnswersUnavailable() throws {
