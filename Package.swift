@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "layoutctl", targets: ["layoutctl"]),
         .executable(name: "layout-bench", targets: ["layout-bench"]),
         .executable(name: "layoutd-bench", targets: ["layoutd-bench"]),
+        .executable(name: "cluster-bench", targets: ["cluster-bench"]),
         .library(name: "LayoutEngine", targets: ["LayoutEngine"]),
         .library(name: "LayoutClient", targets: ["LayoutClient"]),
         // For the fuzzer (Fuzz/), a separate package so that its sanitizer build stays out of this one.
@@ -53,11 +54,20 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
+        .target(
+            name: "LayoutCluster",
+            dependencies: [
+                "ZeroMQ", "LayoutEngine", "LayoutWire", "LayoutServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(name: "LayoutClient", dependencies: ["ZeroMQ", "LayoutWire"]),
         .executableTarget(
             name: "layoutd",
             dependencies: [
-                "LayoutServer",
+                "LayoutServer", "LayoutCluster",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -75,6 +85,13 @@ let package = Package(
             name: "layoutd-bench",
             dependencies: [
                 "LayoutServer", "LayoutClient", "LayoutWire", "LayoutEngine", "ZeroMQ", "LayoutTestKit",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "cluster-bench",
+            dependencies: [
+                "LayoutCluster", "LayoutServer", "LayoutTestKit", "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -97,7 +114,8 @@ let package = Package(
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "LayoutWireTests", dependencies: ["LayoutWire", "LayoutEngine", "LayoutTestKit"]),
-        .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutClient", "ZeroMQ", "LayoutWire", "LayoutEngine", "LayoutTestKit"]),
+        .testTarget(name: "LayoutClusterTests", dependencies: ["LayoutCluster", "LayoutServer", "LayoutWire", "LayoutEngine", "ZeroMQ"]),
+        .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutCluster", "LayoutClient", "ZeroMQ", "LayoutWire", "LayoutEngine", "LayoutTestKit"]),
     ]
 )
 

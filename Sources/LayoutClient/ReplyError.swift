@@ -21,6 +21,9 @@ public struct ReplyError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let tooLarge = Code(rawValue: "too_large")
         /// `busy`: the daemon's queue is full; retry later.
         public static let busy = Code(rawValue: "busy")
+        /// `unavailable`: a cluster has no worker serving, or the worker running a change died before
+        /// answering; retry (with `ifVersion` for a change).
+        public static let unavailable = Code(rawValue: "unavailable")
         /// `internal`: a fault in the daemon.
         public static let `internal` = Code(rawValue: "internal")
 

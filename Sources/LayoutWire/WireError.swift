@@ -21,6 +21,10 @@ public struct WireError: Error, Hashable, Sendable {
         case tooLarge = "too_large"
         /// The job queue is full; retry later.
         case busy
+        /// A cluster could not run the request: no worker is serving, or the worker running a change died
+        /// before answering, so whether the change was applied is unknown. Retry (with `ifVersion` for a
+        /// change, to apply it at most once).
+        case unavailable
         /// A fault of the daemon itself.
         case `internal`
     }

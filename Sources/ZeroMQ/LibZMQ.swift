@@ -185,6 +185,24 @@ enum LibZMQ {
         zmq_msg_more(message) != 0
     }
 
+    /// Makes `destination` (initialized, empty) share `source`'s content: large contents are reference
+    /// counted, small ones copied (`zmq_msg_copy`).
+    static func copyMessage(_ destination: UnsafeMutablePointer<zmq_msg_t>, _ source: UnsafeMutablePointer<zmq_msg_t>) throws(ZeroMQError) {
+        try require("zmq_msg_copy") { zmq_msg_copy(destination, source) }
+    }
+
+    /// An integer property of a received message (`zmq_msg_get`); nil when libzmq has none to give.
+    static func messageProperty(_ message: UnsafeMutablePointer<zmq_msg_t>, _ property: Int32) -> Int32? {
+        let value = zmq_msg_get(message, property)
+        return value == -1 ? nil : value
+    }
+
+    /// A string property of a received message (`zmq_msg_gets`), such as "Peer-Address".
+    static func messageMetadata(_ message: UnsafeMutablePointer<zmq_msg_t>, _ property: String) -> String? {
+        guard let value = zmq_msg_gets(message, property) else { return nil }
+        return String(cString: value)
+    }
+
     // MARK: Sending and receiving
 
     /// Sends a copy of `bytes`; `false` when the socket would block.
@@ -256,6 +274,16 @@ enum LibZMQ {
     private static func string(fromNulTerminated characters: [CChar]) -> String {
         let bytes = characters.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    // MARK: Proxies
+
+    /// Runs libzmq's proxy until `control` says TERMINATE (0) or the context ends (throws `.terminated`).
+    static func proxySteerable(
+        frontend: UnsafeMutableRawPointer, backend: UnsafeMutableRawPointer,
+        capture: UnsafeMutableRawPointer?, control: UnsafeMutableRawPointer
+    ) throws(ZeroMQError) {
+        try require("zmq_proxy_steerable") { zmq_proxy_steerable(frontend, backend, capture, control) }
     }
 
     // MARK: Polling

@@ -121,3 +121,27 @@ public struct Message: ~Copyable, @unchecked Sendable {
         withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     }
 }
+
+extension Message {
+    /// A second message with the same content (`zmq_msg_copy`): a large content is shared by reference
+    /// count, not copied, so one received body can be forwarded and kept at once. Never change either
+    /// message's bytes afterwards: they may be the same memory.
+    public func copy() throws(ZeroMQError) -> Message {
+        let duplicate = Message()
+        try LibZMQ.copyMessage(duplicate.raw, raw)
+        return duplicate
+    }
+
+    /// The file descriptor of the connection this message arrived on (`ZMQ_SRCFD`), which is also the
+    /// value a socket monitor reports for that connection's events; nil when the message did not come
+    /// from a stream connection (inproc, or made locally).
+    public var sourceFileDescriptor: Int32? {
+        LibZMQ.messageProperty(raw, ZMQ_SRCFD)
+    }
+
+    /// A metadata property of a received message (`zmq_msg_gets`): "Peer-Address" (the peer's IP
+    /// address over tcp), "Socket-Type", "Routing-Id", or one set by a ZAP handler; nil when it has none.
+    public func metadata(_ property: String) -> String? {
+        LibZMQ.messageMetadata(raw, property)
+    }
+}

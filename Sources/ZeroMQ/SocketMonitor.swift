@@ -1,15 +1,25 @@
 internal import CZeroMQ
 
-/// Events of a socket's connections that `Socket.monitor(_:at:)` reports (`ZMQ_EVENT_*`).
+/// Connection events a socket monitor reports (`ZMQ_EVENT_*`), as a mask to ask for and as the kind of
+/// one reported event.
 public struct MonitorEvents: OptionSet, Sendable, Hashable {
     public let rawValue: UInt16
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 
-    /// `ZMQ_EVENT_ACCEPTED`: a peer connected to a bound endpoint; the value is the connection's descriptor.
+    /// A connect completed; the value is the connection's file descriptor.
+    public static let connected = MonitorEvents(rawValue: UInt16(ZMQ_EVENT_CONNECTED))
+    /// A connect is waiting to be retried; the value is the reconnect interval in milliseconds.
+    public static let connectRetried = MonitorEvents(rawValue: UInt16(ZMQ_EVENT_CONNECT_RETRIED))
+    /// A bound socket is listening; the value is the listening descriptor.
+    public static let listening = MonitorEvents(rawValue: UInt16(ZMQ_EVENT_LISTENING))
+    /// A bound socket accepted a connection; the value is the connection's file descriptor.
     public static let accepted = MonitorEvents(rawValue: UInt16(ZMQ_EVENT_ACCEPTED))
-    /// `ZMQ_EVENT_DISCONNECTED`: a connection went away.
+    /// A listening or connecting descriptor was closed; the value is the descriptor.
+    public static let closed = MonitorEvents(rawValue: UInt16(ZMQ_EVENT_CLOSED))
+    /// A connection was lost (the peer closed it, crashed, or a protocol error); the value is its file
+    /// descriptor, the same one `Message.sourceFileDescriptor` reports for messages that came over it.
     public static let disconnected = MonitorEvents(rawValue: UInt16(ZMQ_EVENT_DISCONNECTED))
-    /// `ZMQ_EVENT_HANDSHAKE_SUCCEEDED`: a peer finished the handshake, authenticated if that is on.
+    /// The ZMTP handshake with a new peer succeeded; the value is 0.
     public static let handshakeSucceeded = MonitorEvents(rawValue: UInt16(ZMQ_EVENT_HANDSHAKE_SUCCEEDED))
     /// `ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL`: the connection failed during the handshake (closed by
     /// the peer, timed out); the value is an errno.
@@ -20,25 +30,37 @@ public struct MonitorEvents: OptionSet, Sendable, Hashable {
     public static let handshakeFailedProtocol = MonitorEvents(rawValue: UInt16(ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL))
     /// `ZMQ_EVENT_HANDSHAKE_FAILED_AUTH`: the ZAP handler refused the peer; the value is its status code.
     public static let handshakeFailedAuthentication = MonitorEvents(rawValue: UInt16(ZMQ_EVENT_HANDSHAKE_FAILED_AUTH))
+    /// Monitoring stopped (the monitored socket closed or `stopMonitoring()` was called).
+    public static let monitorStopped = MonitorEvents(rawValue: UInt16(ZMQ_EVENT_MONITOR_STOPPED))
+    /// Every event libzmq's stable API reports.
+    public static let all = MonitorEvents(rawValue: UInt16(ZMQ_EVENT_ALL))
 }
 
-/// One report of a socket monitor: two frames, the event with its value, then the endpoint.
+/// One event from a socket monitor: what happened, its value (usually a file descriptor) and the
+/// endpoint concerned (for a bound socket, the bound endpoint, not the peer's address).
 public struct MonitorEvent: Sendable, Hashable {
-    /// Which event (one member of `MonitorEvents`).
-    public var event: MonitorEvents
-    /// What the event reports: an errno, a descriptor, a protocol error or a ZAP status.
+    public var kind: MonitorEvents
     public var value: UInt32
-    /// For a connection accepted on a bound endpoint, the peer's address (`tcp://203.0.113.9:51234`).
     public var endpoint: String
 
-    /// Reads the frames of a monitor message; nil for anything else.
-    public init?(frames: [[UInt8]]) {
-        // 6 bytes in host order: uint16 event, uint32 value.
-        guard frames.count == 2, frames[0].count == 6 else { return nil }
-        event = MonitorEvents(rawValue: frames[0].withUnsafeBytes { $0.loadUnaligned(as: UInt16.self) })
-        value = frames[0].withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 2, as: UInt32.self) }
-        endpoint = String(decoding: frames[1], as: UTF8.self)
+    public init(kind: MonitorEvents, value: UInt32, endpoint: String) {
+        self.kind = kind
+        self.value = value
+        self.endpoint = endpoint
     }
+
+    /// Decodes libzmq's two-frame event message: 6 bytes (a 16-bit event id and a 32-bit value, both in
+    /// host byte order), then the endpoint. nil for anything else.
+    public init?(frames: [[UInt8]]) {
+        guard frames.count == 2, frames[0].count == 6 else { return nil }
+        let (id, value) = frames[0].withUnsafeBytes { bytes in
+            (bytes.loadUnaligned(fromByteOffset: 0, as: UInt16.self), bytes.loadUnaligned(fromByteOffset: 2, as: UInt32.self))
+        }
+        self.init(kind: MonitorEvents(rawValue: id), value: value, endpoint: String(decoding: frames[1], as: UTF8.self))
+    }
+
+    /// The value as a file descriptor (for connection events).
+    public var fileDescriptor: Int32 { Int32(bitPattern: value) }
 
     /// The value of a `handshakeFailedProtocol` event (`ZMQ_PROTOCOL_ERROR_*`), the common ones named.
     public struct ProtocolError: RawRepresentable, Sendable, Hashable {
@@ -54,15 +76,24 @@ public struct MonitorEvent: Sendable, Hashable {
 }
 
 extension Socket {
-    /// Reports `events` of this socket's connections on a PAIR that libzmq binds at `endpoint`
-    /// (`inproc://…`): connect a `.pair` socket there, from any thread, and read `MonitorEvent`s from it.
-    /// Events nobody reads are dropped once the PAIR's queue is full.
-    public func monitor(_ events: MonitorEvents, at endpoint: String) throws(ZeroMQError) {
+    /// Reports `events` of this socket as messages on a PAIR socket that libzmq binds at `endpoint`
+    /// (`inproc://…`). Connect a `.pair` socket there and read with `receiveMonitorEvent`.
+    ///
+    /// The events come from libzmq's I/O thread in the order they happen; a disconnect is reported as
+    /// soon as the connection drops (a killed peer's kernel closes it), without waiting for a timeout.
+    public func monitor(_ endpoint: String, events: MonitorEvents) throws(ZeroMQError) {
         try LibZMQ.monitor(openHandle("zmq_socket_monitor"), endpoint, events: Int32(events.rawValue))
     }
 
-    /// Stops `monitor(_:at:)`.
+    /// Stops the monitor started by `monitor(_:events:)`; its PAIR gets `monitorStopped`.
     public func stopMonitoring() throws(ZeroMQError) {
         try LibZMQ.monitor(openHandle("zmq_socket_monitor"), nil, events: 0)
+    }
+
+    /// Receives one monitor event from a PAIR connected to a monitor endpoint; nil as for
+    /// `receive(flags:)`, and for a message that is not an event.
+    public func receiveMonitorEvent(flags: ReceiveFlags = []) throws(ZeroMQError) -> MonitorEvent? {
+        guard let frames = try receiveMultipart(flags: flags) else { return nil }
+        return MonitorEvent(frames: frames)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Configuration
+import LayoutCluster
 import LayoutServer
 import Logging
 import ServiceLifecycle
@@ -46,6 +47,27 @@ struct LayoutdCommand: AsyncParsableCommand {
     @Option(name: .customLong("client-keys-file"), help: "CURVE: the clients admitted (public keys, names, admin); reread on SIGHUP.")
     var clientKeysFile: String?
 
+    @Option(help: "single (default: one process serving everything), broker or worker.")
+    var role: String?
+
+    @Option(help: "Broker: the back ROUTER workers join, e.g. tcp://0.0.0.0:5560.")
+    var back: String?
+
+    @Option(name: .customLong("events-in"), help: "Broker: the XSUB workers publish events to, e.g. tcp://0.0.0.0:5561.")
+    var eventsIn: String?
+
+    @Option(help: "Worker: the broker's back endpoint, e.g. tcp://HOST:5560.")
+    var join: String?
+
+    @Option(name: .customLong("join-events"), help: "Worker: the broker's events-in endpoint (default: the join port + 1).")
+    var joinEvents: String?
+
+    @Option(name: .customLong("worker-id"), help: "Worker: a stable name (default: hostname-pid).")
+    var workerID: String?
+
+    @Option(name: .customLong("worker-stats"), help: "Worker: a stats endpoint of its own (default: none).")
+    var workerStats: String?
+
     func run() async throws {
         var overrides: ConfigurationLoader.Overrides = [:]
         if let front { overrides["front"] = .init(.string(front), isSecret: false) }
@@ -58,18 +80,32 @@ struct LayoutdCommand: AsyncParsableCommand {
         if let logLevel { overrides["log.level"] = .init(.string(logLevel), isSecret: false) }
         if let serverSecretKeyFile { overrides["security.serverSecretKeyFile"] = .init(.string(serverSecretKeyFile), isSecret: false) }
         if let clientKeysFile { overrides["security.clientKeysFile"] = .init(.string(clientKeysFile), isSecret: false) }
+        if let role { overrides["role"] = .init(.string(role), isSecret: false) }
+        if let back { overrides["cluster.back"] = .init(.string(back), isSecret: false) }
+        if let eventsIn { overrides["cluster.eventsIn"] = .init(.string(eventsIn), isSecret: false) }
+        if let join { overrides["cluster.join"] = .init(.string(join), isSecret: false) }
+        if let joinEvents { overrides["cluster.joinEvents"] = .init(.string(joinEvents), isSecret: false) }
+        if let workerID { overrides["cluster.workerId"] = .init(.string(workerID), isSecret: false) }
+        if let workerStats { overrides["cluster.workerStats"] = .init(.string(workerStats), isSecret: false) }
 
         let file = config ?? ConfigurationLoader.defaultFilePath
-        let configuration = try await ConfigurationLoader.load(filePath: file, overrides: overrides)
+        let reader = try await ConfigurationLoader.reader(filePath: file, overrides: overrides)
+        let configuration = try ConfigurationLoader.read(reader)
+        let cluster = try ClusterConfiguration.read(reader)
 
         var logger = Logger(label: "layoutd")
         logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
         if MemoryTuning.keepFreedBuffers() {
             logger.debug("malloc tuned: mmap threshold 32 MiB, trim threshold 1 GiB")
         }
-        let daemon = LayoutDaemon(configuration: configuration, logger: logger)
+        let service: any Service
+        switch cluster.role {
+        case .single: service = LayoutDaemon(configuration: configuration, logger: logger)
+        case .broker: service = ClusterBroker(configuration: configuration, cluster: cluster, logger: logger)
+        case .worker: service = ClusterWorker(configuration: configuration, cluster: cluster, logger: logger)
+        }
         let group = ServiceGroup(
-            services: [daemon],
+            services: [service],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         )

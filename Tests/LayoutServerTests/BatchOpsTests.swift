@@ -28,8 +28,8 @@ import ZeroMQ
         return (reply.result["attributes"] as? [[String: Any]] ?? []).compactMap { $0["y"] as? Double }
     }
 
-    @Test func updateAppliesTheBatchAndPublishesItNormalized() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func updateAppliesTheBatchAndPublishesItNormalized(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         try prepareFeed(daemon)
         let events = try subscribe(daemon, "batch:feed")
         // Delete b (before-index 1), insert x at after-index 0, move e (4) to after-index 1.
@@ -53,8 +53,8 @@ import ZeroMQ
     }
 
     /// `layoutDirection` is read by `prepare` only; `bounds`, `update` and `diff` keep the layout's.
-    @Test func aRightToLeftLayoutStaysRightToLeftThroughBoundsUpdateAndDiff() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func aRightToLeftLayoutStaysRightToLeftThroughBoundsUpdateAndDiff(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         // Items 85 wide at x 10 left to right; mirrored in W = 100: x = 100 - (10 + 85) = 5.
         let prepare = try daemon.call(#"{"v":1,"id":"p","op":"prepare","layout":"rtl","layoutDirection":"rightToLeft","bounds":{"width":100,"height":800},"spec":{"type":"list","sectionInsets":{"left":10,"right":5}},"sections":[{"items":[{"id":"a"},{"id":"b"}]}]}"#)
         #expect(prepare.ok)
@@ -72,8 +72,8 @@ import ZeroMQ
         #expect(try xs() == [5, 5])
     }
 
-    @Test func aRejectedBatchNamesTheOffenderAndChangesNothing() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func aRejectedBatchNamesTheOffenderAndChangesNothing(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         try prepareFeed(daemon)
         // The same item deleted twice: the later update is the offender.
         let reply = try daemon.call(#"{"v":1,"id":"u","op":"update","layout":"feed","updates":[{"delete":[0,2]},{"reload":[0,0],"item":{"height":99}},{"delete":[0,2]}]}"#)
@@ -88,8 +88,8 @@ import ZeroMQ
         #expect(outOfRange.errorPath == "updates[0]")
     }
 
-    @Test func ifVersionMismatchIsAVersionConflict() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func ifVersionMismatchIsAVersionConflict(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         try prepareFeed(daemon)
         let reply = try daemon.call(#"{"v":1,"id":"u","op":"update","layout":"feed","ifVersion":7,"updates":[{"delete":[0,0]}]}"#)
         #expect(reply.errorCode == "version_conflict")
@@ -97,8 +97,8 @@ import ZeroMQ
         #expect(try ys(daemon).count == 5)
     }
 
-    @Test func diffComputesMinimalMovesAndVersionsStayConsecutive() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func diffComputesMinimalMovesAndVersionsStayConsecutive(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         try prepareFeed(daemon)
         let events = try subscribe(daemon, "batch:feed")
         // Rotate a to the end, drop c, add f, and change d's height: one move, one delete, one insert, one reload.
@@ -116,16 +116,16 @@ import ZeroMQ
         #expect(try TestDaemon.nextEvent(events).body["version"] as? Int == 3)
     }
 
-    @Test func duplicateIdsInADiffAreRejected() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func duplicateIdsInADiffAreRejected(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         try prepareFeed(daemon)
         let reply = try daemon.call(#"{"v":1,"id":"d","op":"diff","layout":"feed","sections":[{"ids":["a","b","a"],"heights":[1,2,3]}]}"#)
         #expect(reply.errorCode == "invalid_request")
         #expect(reply.errorPath == "sections[0].ids[2]")
     }
 
-    @Test func malformedUpdatesGetPathsIntoTheBody() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func malformedUpdatesGetPathsIntoTheBody(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         try prepareFeed(daemon)
         let noOp = try daemon.call(#"{"v":1,"id":"u","op":"update","layout":"feed","updates":[{"delete":[0,0]},{"frobnicate":1}]}"#)
         #expect(noOp.errorCode == "invalid_request")

@@ -16,9 +16,10 @@ import ZeroMQ
         (#"{"v":1,"id":1,"op":"layout","bounds":{"width":375,"height":800},"spec":{"type":"waterfall","columns":0},"sections":[]}"#, "invalid_request", "spec.columns"),
         (#"{"v":1,"id":1,"op":"query","layout":"nowhere","rect":{"x":0,"y":0,"width":1,"height":1}}"#, "unknown_layout", "layout"),
         (#"{"v":1,"id":1,"op":"layout","bounds":{"width":375,"height":800},"spec":{"type":"list"},"sections":[{"count":2000}]}"#, "too_large", "sections[0].count"),
-    ])
-    func badBodyGetsOneTypedErrorAndTheDaemonServesOn(body: String, code: String, path: String?) throws {
-        let daemon = try TestDaemon { $0.maxItems = 1000 }
+    ], Topology.all)
+    func badBodyGetsOneTypedErrorAndTheDaemonServesOn(_ bad: (body: String, code: String, path: String?), _ topology: Topology) throws {
+        let (body, code, path) = bad
+        let daemon = try TestDaemon(topology) { $0.maxItems = 1000 }
         let dealer = try daemon.dealer()
         let reply = try daemon.call(body, on: dealer)
         #expect(reply.ok == false)
@@ -34,15 +35,15 @@ import ZeroMQ
         #expect(good.ok)
     }
 
-    @Test func errorRepliesEchoTheRequestID() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func errorRepliesEchoTheRequestID(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         let reply = try daemon.call(#"{"v":1,"id":"abc-9","op":"query","layout":"none","rect":{}}"#)
         #expect(reply["id"] as? String == "abc-9")
         #expect(reply.ok == false)
     }
 
-    @Test func fullQueueAnswersBusyAtOnce() throws {
-        let daemon = try TestDaemon { $0.workers = 1; $0.queueCapacity = 0 }
+    @Test(arguments: Topology.oneStore) func fullQueueAnswersBusyAtOnce(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology) { $0.workers = 1; $0.queueCapacity = 0 }
         let dealer = try daemon.dealer()
         _ = try dealer.send(multipart: [[], Array(mosaicJob(key: "slow", count: 3_000_000).utf8)])
         _ = try dealer.send(multipart: [[], Array(#"{"v":1,"id":"second","op":"ping"}"#.utf8)])
@@ -56,8 +57,8 @@ import ZeroMQ
         #expect(codes["prepare-1"] == "ok")
     }
 
-    @Test func aLayoutLargerThanTheWholeStoreIsTooLarge() throws {
-        let daemon = try TestDaemon { $0.storeCapacityBytes = 10_000 }
+    @Test(arguments: Topology.all) func aLayoutLargerThanTheWholeStoreIsTooLarge(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology) { $0.storeCapacityBytes = 10_000 }
         let reply = try daemon.call(mosaicJob(key: "huge", count: 5_000))
         #expect(reply.errorCode == "too_large")
     }

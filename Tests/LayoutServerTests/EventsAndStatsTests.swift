@@ -18,8 +18,8 @@ import ZeroMQ
         throw TestFailure("subscription never reached the daemon")
     }
 
-    @Test func subscriberSeesConsecutiveVersionsForEveryChange() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func subscriberSeesConsecutiveVersionsForEveryChange(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         let subscriber = try subscribe(daemon, "invalidated:feed")
         #expect(try daemon.call(mosaicJob(key: "feed")).ok)          // v1: no event
         #expect(try daemon.call(mosaicJob(key: "feed")).ok)          // v2: replaced
@@ -39,9 +39,9 @@ import ZeroMQ
         #expect(seen.map(\.2) == ["replaced", "bounds", "bounds", "dropped", "replaced"])
     }
 
-    @Test func evictionPublishesEvictedForTheLeastRecentlyUsed() throws {
+    @Test(arguments: Topology.oneStore) func evictionPublishesEvictedForTheLeastRecentlyUsed(_ topology: Topology) throws {
         // Room for about two 1000-item mosaics (~33 KB each with index and bookkeeping).
-        let daemon = try TestDaemon { $0.storeCapacityBytes = 80_000 }
+        let daemon = try TestDaemon(topology) { $0.storeCapacityBytes = 80_000 }
         let subscriber = try subscribe(daemon, "invalidated:")
         #expect(try daemon.call(mosaicJob(key: "a", count: 1000)).ok)
         #expect(try daemon.call(mosaicJob(key: "b", count: 1000)).ok)

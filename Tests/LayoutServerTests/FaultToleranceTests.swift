@@ -37,8 +37,8 @@ import ZeroMQ
         return bytes
     }
 
-    @Test func mutatedRequestsEachGetOneTypedReplyAndTheDaemonServesOn() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func mutatedRequestsEachGetOneTypedReplyAndTheDaemonServesOn(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         let dealer = try daemon.dealer()
         var rng = SeededGenerator(seed: 20261121)
         for round in 0..<400 {

@@ -6,8 +6,8 @@ import ZeroMQ
 
 /// Every op over real sockets, with both envelope kinds.
 @Suite(.serialized) struct FrontSocketTests {
-    @Test func pingAnswersReqAndDealerClientsWithTheirEnvelopes() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func pingAnswersReqAndDealerClientsWithTheirEnvelopes(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         let req = try daemon.req()
         _ = try req.send(#"{"v":1,"id":"r1","op":"ping"}"#)
         let reqReply = try TestDaemon.object(try #require(try req.receiveBytes()))
@@ -27,8 +27,8 @@ import ZeroMQ
         #expect(reply.ok)
     }
 
-    @Test func layoutReturnsTheEnginesFramesInBothFormats() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func layoutReturnsTheEnginesFramesInBothFormats(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         let expected = try PreparedLayout.prepare(LayoutInput(bounds: Size(width: 375, height: 800), parameters: .mosaic(MosaicParameters()), sections: [Section(count: 10)]))
         var frames: [Rect] = []
         expected.forEachElement { frames.append($0.frame) }
@@ -51,9 +51,9 @@ import ZeroMQ
         #expect((table["item"] as? [Int]) == Array(0..<10))
     }
 
-    @Test func largeRepliesSentFromTheEncodersBufferArriveWhole() throws {
+    @Test(arguments: Topology.all) func largeRepliesSentFromTheEncodersBufferArriveWhole(_ topology: Topology) throws {
         // 5,000 frames make a reply of several hundred KB, over the zero-copy threshold.
-        let daemon = try TestDaemon()
+        let daemon = try TestDaemon(topology)
         let count = 5_000
         let expected = try PreparedLayout.prepare(LayoutInput(bounds: Size(width: 375, height: 800), parameters: .mosaic(MosaicParameters()), sections: [Section(count: count)]))
         var frames: [Rect] = []
@@ -76,8 +76,8 @@ import ZeroMQ
         }
     }
 
-    @Test func preparedLayoutAnswersQueriesBoundsListAndDrop() throws {
-        let daemon = try TestDaemon()
+    @Test(arguments: Topology.all) func preparedLayoutAnswersQueriesBoundsListAndDrop(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology)
         let prepared = try daemon.call(mosaicJob(key: "feed", count: 10))
         #expect(prepared.ok)
         #expect(prepared.result["version"] as? Int == 1)
@@ -113,8 +113,8 @@ import ZeroMQ
         #expect(gone.errorCode == "unknown_layout")
     }
 
-    @Test func opsOnOneKeyRunInArrivalOrder() throws {
-        let daemon = try TestDaemon { $0.workers = 2 }
+    @Test(arguments: Topology.all) func opsOnOneKeyRunInArrivalOrder(_ topology: Topology) throws {
+        let daemon = try TestDaemon(topology) { $0.workers = 2 }
         let dealer = try daemon.dealer()
         // A large prepare followed at once by a query on the same key: the query must see the prepared layout.
         let big = mosaicJob(key: "order", count: 300_000)

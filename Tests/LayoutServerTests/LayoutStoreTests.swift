@@ -58,4 +58,38 @@ import Testing
         #expect(store.usage.count == 2)
         #expect(store.store(try layout(items: 100_000), forKey: "huge", cause: .prepare) == .tooLarge)
     }
+
+    @Test func aRestoredLayoutKeepsItsVersionAndPublishesNothing() throws {
+        let changes = Changes()
+        let store = LayoutStore(capacityBytes: 1 << 20) { changes.record($0) }
+        #expect(store.restore(try layout(items: 5), forKey: "k", version: 7) == .stored(version: 7))
+        #expect(store.entry(forKey: "k")?.version == 7)
+        // The count continues from the restored version, as if this store had made every change.
+        #expect(store.store(try layout(items: 6), forKey: "k", cause: .prepare) == .stored(version: 8))
+        #expect(changes.recorded.withLock { $0 } == ["k v8 replaced"])
+    }
+
+    @Test func aVersionOnlyRestoreContinuesTheCountAndVersionZeroForgetsIt() throws {
+        let changes = Changes()
+        let store = LayoutStore(capacityBytes: 1 << 20) { changes.record($0) }
+        #expect(store.restore(nil, forKey: "gone", version: 4) == .stored(version: 4))
+        #expect(store.entry(forKey: "gone") == nil)
+        #expect(store.store(try layout(items: 1), forKey: "gone", cause: .prepare) == .stored(version: 5))
+        // Version 0: never kept here, so a first prepare is version 1 and publishes nothing.
+        _ = store.restore(nil, forKey: "fresh", version: 0)
+        #expect(store.store(try layout(items: 1), forKey: "fresh", cause: .prepare) == .stored(version: 1))
+        #expect(changes.recorded.withLock { $0 } == ["gone v5 replaced"])
+    }
+
+    @Test func releaseForgetsLayoutAndVersionSilently() throws {
+        let changes = Changes()
+        let store = LayoutStore(capacityBytes: 1 << 20) { changes.record($0) }
+        _ = store.store(try layout(items: 3), forKey: "m", cause: .prepare)
+        #expect(store.release("m"))
+        #expect(store.entry(forKey: "m") == nil)
+        #expect(store.usage.count == 0 && store.usage.bytes == 0)
+        #expect(!store.release("m"))
+        #expect(store.store(try layout(items: 3), forKey: "m", cause: .prepare) == .stored(version: 1))
+        #expect(changes.recorded.withLock { $0 }.isEmpty)
+    }
 }

@@ -4,25 +4,6 @@ import ZeroMQ
 
 /// The real `layoutd` executable: SIGTERM while a large job runs still answers it, then exits 0.
 @Suite struct ShutdownTests {
-    private func layoutdExecutable() throws -> URL {
-        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [here, here.deletingLastPathComponent(), URL(fileURLWithPath: ".build/debug")] {
-            let url = candidate.appendingPathComponent("layoutd")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        throw TestFailure("layoutd executable not found next to \(here.path); build it first")
-    }
-
-    private func freePort() throws -> Int {
-        let context = try Context()
-        defer { context.terminate() }
-        let probe = try Socket(.router, in: context)
-        try probe.bind("tcp://127.0.0.1:*")
-        let endpoint = try probe.lastEndpoint
-        probe.close()
-        return Int(endpoint.split(separator: ":").last ?? "0") ?? 0
-    }
-
     @Test func sigtermWhileALargeJobRunsAnswersItAndExitsZero() throws {
         let ports = try (0..<3).map { _ in try freePort() }
         let process = Process()

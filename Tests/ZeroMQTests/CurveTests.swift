@@ -203,7 +203,7 @@ private struct CurvePair {
         let server = try makeSocket(.router, in: context)
         try server.makeCurveServer(secretKey: CurveKeyPair.generate().secretKey)
         let endpoint = "inproc://monitor-\(UInt64.random(in: 0 ... .max))"
-        try server.monitor([.handshakeFailedProtocol, .handshakeSucceeded], at: endpoint)
+        try server.monitor(endpoint, events: [.handshakeFailedProtocol, .handshakeSucceeded])
         let watcher = try makeSocket(.pair, in: context)
         try watcher.connect(endpoint)
         try server.bind("tcp://127.0.0.1:*")
@@ -211,7 +211,7 @@ private struct CurvePair {
         try plain.connect(server.lastEndpoint)
         _ = try plain.send(bytes("hello"))
         let event = try #require(MonitorEvent(frames: try required(try watcher.receiveMultipart())))
-        #expect(event.event == .handshakeFailedProtocol)
+        #expect(event.kind == .handshakeFailedProtocol)
         #expect(MonitorEvent.ProtocolError(rawValue: event.value) == .mechanismMismatch)
         #expect(event.endpoint.hasPrefix("tcp://127.0.0.1:"))
     }
@@ -224,14 +224,14 @@ private struct CurvePair {
         let watcher = try makeSocket(.pair, in: context)
         // A PAIR may connect before the monitor binds its end (inproc allows either order).
         try watcher.connect(endpoint)
-        try server.monitor([.handshakeFailedProtocol], at: endpoint)
+        try server.monitor(endpoint, events: [.handshakeFailedProtocol])
         try server.bind("tcp://127.0.0.1:*")
         let client = try makeSocket(.dealer, in: context)
         try client.makeCurveClient(keys: CurveKeyPair.generate(), serverKey: CurveKeyPair.generate().publicKey)
         try client.connect(server.lastEndpoint)
         _ = try client.send(bytes("hello"))
         let event = try #require(MonitorEvent(frames: try required(try watcher.receiveMultipart())))
-        #expect(event.event == .handshakeFailedProtocol)
+        #expect(event.kind == .handshakeFailedProtocol)
         #expect(MonitorEvent.ProtocolError(rawValue: event.value) == .cryptographic)
     }
 

@@ -29,6 +29,12 @@ public enum ConfigurationLoader {
 
     /// Loads the configuration; `filePath` nil means "no file". A file that is given must exist and parse.
     public static func load(filePath: String?, overrides: Overrides = [:], environment: [String: String]? = nil) async throws -> ServerConfiguration {
+        try read(try await reader(filePath: filePath, overrides: overrides, environment: environment))
+    }
+
+    /// The providers `load` reads, in priority order, for settings of other modules (the cluster's
+    /// `cluster.*` keys) read from the same flags, environment and file.
+    public static func reader(filePath: String?, overrides: Overrides = [:], environment: [String: String]? = nil) async throws -> ConfigReader {
         var providers: [any ConfigProvider] = []
         providers.append(InMemoryProvider(name: "flags", values: Dictionary(uniqueKeysWithValues: overrides.map { (AbsoluteConfigKey(splitting: $0.key), $0.value) })))
         let env = environment.map { EnvironmentVariablesProvider(environmentVariables: $0) } ?? EnvironmentVariablesProvider()
@@ -36,10 +42,11 @@ public enum ConfigurationLoader {
         if let filePath {
             providers.append(try await FileProvider<YAMLSnapshot>(filePath: FilePath(filePath)))
         }
-        return try read(ConfigReader(providers: providers))
+        return ConfigReader(providers: providers)
     }
 
-    static func read(_ config: ConfigReader) throws -> ServerConfiguration {
+    /// The daemon's settings from `config`, checked.
+    public static func read(_ config: ConfigReader) throws -> ServerConfiguration {
         var c = ServerConfiguration()
         c.frontEndpoint = config.string(forKey: "front", default: c.frontEndpoint)
         c.eventsEndpoint = config.string(forKey: "events", default: c.eventsEndpoint)
@@ -79,6 +86,11 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
     public var key: String
     public var message: String
     public var description: String { "configuration \(key): \(message)" }
+
+    public init(key: String, message: String) {
+        self.key = key
+        self.message = message
+    }
 }
 
 extension AbsoluteConfigKey {

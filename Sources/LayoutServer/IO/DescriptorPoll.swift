@@ -11,22 +11,22 @@ import Darwin
 /// the wait. With the front, stats and events sockets that was some ten system calls per wait on the
 /// I/O thread, several times the cost of the wait itself. Here a wait is one `poll`; the I/O loop
 /// reads a socket only when its descriptor fired or an operation on it may have consumed the signal.
-struct DescriptorPoll {
+public struct DescriptorPoll {
     private var descriptors: [pollfd]
 
-    init(_ fileDescriptors: [Int32]) {
+    public init(_ fileDescriptors: [Int32]) {
         descriptors = fileDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
     }
 
     /// The descriptors that became readable, as bits by position in the list (bit 0 the first).
-    struct Ready {
+    public struct Ready {
         let bits: UInt32
-        func contains(_ index: Int) -> Bool { bits & (1 << UInt32(index)) != 0 }
+        public func contains(_ index: Int) -> Bool { bits & (1 << UInt32(index)) != 0 }
     }
 
     /// Waits until a descriptor is readable or `timeout` passes (`.zero` only looks). A signal that
     /// interrupts the wait reports nothing ready.
-    mutating func wait(timeout: Duration) throws(ServerError) -> Ready {
+    public mutating func wait(timeout: Duration) throws(ServerError) -> Ready {
         let count = nfds_t(descriptors.count)
         let result = descriptors.withUnsafeMutableBufferPointer { poll($0.baseAddress, count, Self.milliseconds(timeout)) }
         if result < 0 {

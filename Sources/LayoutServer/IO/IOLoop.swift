@@ -300,12 +300,12 @@ final class IOLoop {
 }
 
 /// What a stats request asks for.
-enum StatsRequestKind: Sendable {
+public enum StatsRequestKind: Sendable {
     case stats
     case metrics
 
     /// `stats`, `metrics`, or `{"op":"stats"}` / `{"op":"metrics"}`; anything else is `stats`.
-    init(body: [UInt8]) {
+    public init(body: [UInt8]) {
         let text = String(decoding: body, as: UTF8.self)
         self = text.contains("metrics") ? .metrics : .stats
     }

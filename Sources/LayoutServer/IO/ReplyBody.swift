@@ -56,7 +56,7 @@ public struct ReplyBody: Sendable {
 
     /// Sends the body as the last frame of a message on `socket`; call once. The result is
     /// `Socket.send`'s: false when it would block.
-    func send(on socket: Socket, flags: SendFlags) throws(ZeroMQError) -> Bool {
+    public func send(on socket: Socket, flags: SendFlags) throws(ZeroMQError) -> Bool {
         switch storage {
         case .bytes(let bytes):
             return try socket.send(bytes, flags: flags)

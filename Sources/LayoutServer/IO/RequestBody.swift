@@ -16,7 +16,9 @@ public final class RequestBody: @unchecked Sendable {
     /// Who sent it, read by the I/O thread from the connection's metadata (`.anonymous` without CURVE).
     public let caller: Caller
 
-    init(_ message: consuming Message, caller: Caller = .anonymous) {
+    /// A body received by a socket: by the daemon's I/O thread, or by a front of the caller's own (the
+    /// cluster worker's link to its broker).
+    public init(_ message: consuming Message, caller: Caller = .anonymous) {
         storage = .message(message)
         self.caller = caller
     }

@@ -7,11 +7,12 @@ import LayoutWire
 /// Runs on worker threads; the scheduler guarantees one op at a time per layout key, in arrival order.
 /// Every key is looked up in the caller's namespace (see `LayoutKey`), so a client never reaches, or
 /// learns of, another client's layouts: they answer `unknown_layout` as if they did not exist.
-struct RequestHandler: JobHandler {
+/// Public so that another front (a cluster worker) can run the same ops behind its own socket.
+public struct RequestHandler: JobHandler {
     /// A decoded request and who sent it.
-    struct Admitted: Sendable {
-        var request: Request
-        var caller: Caller
+    public struct Admitted: Sendable {
+        public var request: Request
+        public var caller: Caller
     }
 
     let store: LayoutStore
@@ -22,14 +23,14 @@ struct RequestHandler: JobHandler {
     /// What `ping` lists, made once rather than per ping.
     private static let layoutNames = LayoutKind.allCases.map(\.rawValue)
 
-    init(store: LayoutStore, stats: ServerStats, limits: InputLimits, startedAt: Date) {
+    public init(store: LayoutStore, stats: ServerStats, limits: InputLimits, startedAt: Date) {
         self.store = store
         self.stats = stats
         self.options = PrepareOptions(limits: limits)
         self.startedAt = startedAt
     }
 
-    func decode(_ body: RequestBody) -> DecodeOutcome<Admitted> {
+    public func decode(_ body: RequestBody) -> DecodeOutcome<Admitted> {
         let caller = body.caller
         return body.withUnsafeBytes { bytes in
             do throws(WireError) {
@@ -45,7 +46,7 @@ struct RequestHandler: JobHandler {
         }
     }
 
-    func execute(_ admitted: Admitted) -> JobReply {
+    public func execute(_ admitted: Admitted) -> JobReply {
         let request = admitted.request
         let op = request.operation.name.rawValue
         do {

@@ -27,7 +27,7 @@ struct AccessGate {
             try socket.makeCurveServer(secretKey: access.serverKeys.secretKey)
             try socket.set(.zapDomain, domain)
             // Handshakes that fail before reaching the ZAP handler, which reads this monitor.
-            try socket.monitor([.handshakeFailedProtocol, .handshakeFailedNoDetail], at: ZAPHandler.monitorEndpoint(domain))
+            try socket.monitor(ZAPHandler.monitorEndpoint(domain), events: [.handshakeFailedProtocol, .handshakeFailedNoDetail])
         }
         try events.set(.xpubManual, true)
     }

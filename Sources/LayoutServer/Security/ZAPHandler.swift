@@ -121,7 +121,7 @@ enum ZAPHandler {
         /// makes the other see a broken connection: so a connection closed during the handshake counts
         /// too (as does, necessarily, a port scan).
         static func reason(_ event: MonitorEvent) -> String? {
-            switch event.event {
+            switch event.kind {
             case .handshakeFailedProtocol:
                 switch MonitorEvent.ProtocolError(rawValue: event.value) {
                 case .mechanismMismatch: return "handshake failed: the client does not speak CURVE"

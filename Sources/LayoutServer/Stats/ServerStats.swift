@@ -101,4 +101,11 @@ public struct PoolUsage: Sendable, Hashable {
     public var busy: Int
     public var inFlight: Int
     public var queued: Int
+
+    public init(threads: Int, busy: Int, inFlight: Int, queued: Int) {
+        self.threads = threads
+        self.busy = busy
+        self.inFlight = inFlight
+        self.queued = queued
+    }
 }

@@ -28,7 +28,13 @@ public struct StatsSnapshot: Sendable, Hashable {
 
     /// The `stats` answer: one bare JSON object. Small and rare, so Foundation's serializer is fine here.
     public func jsonBytes() -> [UInt8] {
-        let object: [String: Any] = [
+        Self.serialize(jsonObject)
+    }
+
+    /// The `stats` answer as a Foundation object, for answers that add members of their own (a cluster
+    /// broker's `cluster`).
+    public var jsonObject: [String: Any] {
+        [
             "uptimeSeconds": uptimeSeconds,
             "requests": requests,
             "errors": errors,
@@ -44,6 +50,10 @@ public struct StatsSnapshot: Sendable, Hashable {
             "subscribers": subscribers,
             "authFailures": authFailures,
         ]
+    }
+
+    /// `object` as JSON with sorted keys.
+    public static func serialize(_ object: [String: Any]) -> [UInt8] {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
         return [UInt8](data)
     }

@@ -121,6 +121,36 @@ public final class LayoutStore: Sendable {
         }
     }
 
+    /// Keeps `layout` under `key` at exactly `version`, publishing nothing, or (with a nil layout) only
+    /// makes the key's version count continue from `version` (0: as if the key had never been kept):
+    /// a layout rebuilt where its subscribers already saw every change, such as on a cluster worker
+    /// taking over a key (the broker replays the key's recipe). Evicts as `store` does.
+    public func restore(_ layout: PreparedLayout?, forKey key: LayoutKey, version: Int) -> Outcome {
+        if let layout, layout.byteCount > capacityBytes { return .tooLarge }
+        return state.withLock { state in
+            if let old = state.entries.removeValue(forKey: key) { state.totalBytes -= old.bytes }
+            state.lastVersions[key] = layout == nil && version <= 0 ? nil : version
+            guard let layout else { return .stored(version: version) }
+            state.clock += 1
+            state.entries[key] = Entry(layout: layout, version: version, bytes: layout.byteCount, lastUse: state.clock)
+            state.totalBytes += layout.byteCount
+            evictOverflow(&state, keeping: key)
+            return .stored(version: version)
+        }
+    }
+
+    /// Forgets `key` and its version, publishing nothing: the key now lives elsewhere (a cluster worker
+    /// giving up a key that moved to another worker). True when a layout was kept.
+    @discardableResult
+    public func release(_ key: LayoutKey) -> Bool {
+        state.withLock { state in
+            state.lastVersions[key] = nil
+            guard let old = state.entries.removeValue(forKey: key) else { return false }
+            state.totalBytes -= old.bytes
+            return true
+        }
+    }
+
     /// The kept layouts of `namespace` (nil: of every namespace), sorted by namespace, then key.
     public func summaries(in namespace: String? = nil) -> [Summary] {
         state.withLock { state in

@@ -21,6 +21,9 @@ public enum InvalidationReason: String, Hashable, Sendable, CaseIterable {
     case dropped
     /// The store's memory bound pushed it out.
     case evicted
+    /// A cluster lost it: the worker keeping it died and the broker no longer had its recipe to rebuild
+    /// it elsewhere. It is no longer kept.
+    case lost
 }
 
 /// A member of a `batch` event already encoded by the batch-update code: `name` and its JSON value.

@@ -1,15 +1,46 @@
 import Foundation
+import LayoutCluster
 import Logging
 import Testing
 import ZeroMQ
 @testable import LayoutServer
 
-/// A real daemon on free loopback ports, and raw sockets to talk to it.
-final class TestDaemon {
-    let running: RunningDaemon
-    let context: Context
+/// What a test talks to: the single daemon, or a broker with workers, all in this process on free
+/// loopback ports. The daemon's integration tests run against each, expecting the same replies and events.
+enum Topology: Hashable, Sendable, CustomTestStringConvertible {
+    case single
+    case cluster(workers: Int)
 
-    init(configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    /// The single daemon, a broker with one worker, and a broker with three.
+    static let all: [Topology] = [.single, .cluster(workers: 1), .cluster(workers: 3)]
+    /// Where every layout shares one store (its memory bound, its queue): the single daemon and one worker.
+    static let oneStore: [Topology] = [.single, .cluster(workers: 1)]
+
+    var testDescription: String {
+        switch self {
+        case .single: "single"
+        case .cluster(let workers): "broker+\(workers)"
+        }
+    }
+}
+
+/// The endpoints a client connects to.
+protocol ServingEndpoints: AnyObject, Sendable {
+    var frontEndpoint: String { get }
+    var eventsEndpoint: String { get }
+    var statsEndpoint: String { get }
+}
+
+extension RunningDaemon: ServingEndpoints {}
+extension RunningNode: ServingEndpoints {}
+
+/// A real daemon (or cluster) on free loopback ports, and raw sockets to talk to it.
+final class TestDaemon {
+    let running: any ServingEndpoints
+    let context: Context
+    private let stops: [() -> Void]
+
+    init(_ topology: Topology = .single, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         var configuration = ServerConfiguration()
         configuration.frontEndpoint = "tcp://127.0.0.1:*"
         configuration.eventsEndpoint = "tcp://127.0.0.1:*"
@@ -18,12 +49,21 @@ final class TestDaemon {
         configure(&configuration)
         var logger = Logger(label: "layoutd-test")
         logger.logLevel = .warning
-        running = try LayoutDaemon(configuration: configuration, logger: logger).start()
         context = try Context()
+        switch topology {
+        case .single:
+            let daemon = try LayoutDaemon(configuration: configuration, logger: logger).start()
+            running = daemon
+            stops = [daemon.stop]
+        case .cluster(let count):
+            let cluster = try TestCluster(workers: count, configuration: configuration, logger: logger)
+            running = cluster.broker
+            stops = [cluster.stop]
+        }
     }
 
     deinit {
-        running.stop()
+        for stop in stops { stop() }
         context.terminate()
     }
 
@@ -113,4 +153,63 @@ extension Dictionary where Key == String, Value == Any {
 func mosaicJob(op: String = "prepare", key: String? = "feed", count: Int = 10, width: Double = 375, extra: String = "") -> String {
     let layout = key.map { #","layout":"\#($0)""# } ?? ""
     return #"{"v":1,"id":"\#(op)-1","op":"\#(op)"\#(layout),"bounds":{"width":\#(width),"height":800},"spec":{"type":"mosaic"},"sections":[{"count":\#(count)}]\#(extra)}"#
+}
+
+/// A broker and `workers` workers in this process; returns once every worker has joined.
+final class TestCluster {
+    let broker: RunningNode
+    private(set) var workers: [RunningNode] = []
+    let configuration: ServerConfiguration
+    let cluster: ClusterConfiguration
+    let logger: Logger
+
+    init(workers count: Int, configuration: ServerConfiguration, heartbeatMilliseconds: Int = 1000, logger: Logger) throws {
+        var cluster = ClusterConfiguration()
+        cluster.backEndpoint = "tcp://127.0.0.1:*"
+        cluster.eventsInEndpoint = "tcp://127.0.0.1:*"
+        cluster.heartbeatMilliseconds = heartbeatMilliseconds
+        cluster.role = .broker
+        self.configuration = configuration
+        self.logger = logger
+        broker = try ClusterBroker(configuration: configuration, cluster: cluster, logger: logger).start()
+        cluster.role = .worker
+        cluster.joinEndpoint = broker.backEndpoint
+        cluster.joinEventsEndpoint = broker.eventsInEndpoint
+        self.cluster = cluster
+        for index in 0..<count { try addWorker(named: "worker-\(index)") }
+    }
+
+    /// Starts one more worker and waits until the broker counts it.
+    @discardableResult
+    func addWorker(named name: String) throws -> RunningNode {
+        var cluster = self.cluster
+        cluster.workerID = name
+        let worker = try ClusterWorker(configuration: configuration, cluster: cluster, logger: logger).start()
+        workers.append(worker)
+        try waitForWorkers(workers.count)
+        return worker
+    }
+
+    /// Waits until the broker's stats count `count` live workers.
+    func waitForWorkers(_ count: Int) throws {
+        let context = try Context()
+        defer { context.terminate() }
+        let socket = try Socket(.req, in: context)
+        try socket.set(.receiveTimeout, 5_000)
+        try socket.connect(broker.statsEndpoint)
+        for _ in 0..<500 {
+            _ = try socket.send("stats")
+            guard let reply = try socket.receiveBytes() else { throw TestFailure("no stats reply from the broker") }
+            let stats = try TestDaemon.object(reply)
+            let totals = (stats["cluster"] as? [String: Any])?["totals"] as? [String: Any]
+            if totals?["alive"] as? Int == count { return }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        throw TestFailure("\(count) workers never joined the broker")
+    }
+
+    func stop() {
+        broker.stop()
+        for worker in workers { worker.stop() }
+    }
 }

@@ -1,0 +1,218 @@
+import LayoutWire
+
+extension BrokerCore {
+    /// A READY: a worker joins (or a worker whose broker restarted comes back with its layouts).
+    func workerReady(routingID: [UInt8], ready: ReadyInfo, fileDescriptor: Int32?, address: String, now: Nanos) {
+        if let existing = byRoutingID[routingID] {
+            workerDied(existing, reason: "sent READY again")
+        }
+        guard ready.extensionVersion == WorkerProtocol.extensionVersion else {
+            logger.warning("worker speaks another protocol version; disconnected", metadata: [
+                "worker": "\(ready.workerID)", "protocol": "\(ready.extensionVersion)",
+            ])
+            _ = output.send(.disconnect, to: routingID)
+            return
+        }
+        let worker = WorkerRecord(number: nextWorkerNumber, routingID: routingID, ready: ready, fileDescriptor: fileDescriptor, address: address, now: now)
+        nextWorkerNumber += 1
+        workers.append(worker)
+        byRoutingID[routingID] = worker
+        if let fileDescriptor { byDescriptor[fileDescriptor] = worker }
+        addToLive(worker)
+        counters.workersJoined += 1
+        logger.info("worker joined", metadata: ["worker": "\(worker.name)", "address": "\(address)", "credit": "\(worker.credit)", "keys": "\(ready.keys.count)"])
+        adopt(ready.keys, from: worker)
+        rebalance(toward: worker)
+    }
+
+    /// Takes over the routing of layouts a worker reports keeping: after a broker restart this
+    /// rebuilds the table; a copy another worker now owns is stale and released.
+    private func adopt(_ reported: [ReadyInfo.KeyVersion], from worker: WorkerRecord) {
+        var stale: [String] = []
+        for entry in reported {
+            guard let record = keys[entry.key] else {
+                let record = KeyRecord(key: entry.key)
+                record.kept = true
+                record.version = entry.version
+                keys[entry.key] = record
+                setOwner(record, worker)
+                continue
+            }
+            if let owner = record.owner, owner.isConnected {
+                if owner !== worker { stale.append(entry.key) }
+                continue
+            }
+            guard record.isSettled, entry.version >= record.version else {
+                stale.append(entry.key)
+                continue
+            }
+            if entry.version != record.version || !record.kept { recipes.remove(entry.key) }
+            record.version = entry.version
+            record.kept = true
+            setOwner(record, worker)
+            flushHeld(record)
+        }
+        if !stale.isEmpty { release(stale, at: worker) }
+    }
+
+    /// Any command from a worker: it is alive. Unknown senders are told to start over (MDP).
+    func heard(from routingID: [UInt8], now: Nanos) -> WorkerRecord? {
+        guard let worker = byRoutingID[routingID], worker.isConnected else {
+            _ = output.send(.disconnect, to: routingID)
+            return nil
+        }
+        worker.lastHeard = now
+        return worker
+    }
+
+    /// A worker's DISCONNECT: it answers what it has and takes nothing new; its keys move away now.
+    func workerLeaving(_ worker: WorkerRecord) {
+        guard worker.state == .alive else { return }
+        logger.info("worker leaving", metadata: ["worker": "\(worker.name)"])
+        worker.state = .leaving
+        removeFromLive(worker)
+        cancelMovesToward(worker)
+        for key in worker.ownedKeys {
+            guard let record = keys[key], record.isSettled, let target = rendezvousWinner(record.hash) else { continue }
+            startMove(record, to: target)
+        }
+    }
+
+    /// The socket monitor saw a worker's connection drop.
+    func connectionDropped(fileDescriptor: Int32) {
+        guard let worker = byDescriptor[fileDescriptor], worker.isConnected else { return }
+        workerDied(worker, reason: "connection dropped")
+    }
+
+    /// Every heartbeat interval: heartbeats out, and workers silent for `liveness` intervals declared dead.
+    func tick(now: Nanos) {
+        let limit = settings.heartbeatNanos * UInt64(settings.liveness)
+        for worker in workers where worker.isConnected {
+            if now > worker.lastHeard, now - worker.lastHeard > limit {
+                _ = output.send(.disconnect, to: worker.routingID)
+                workerDied(worker, reason: "missed \(settings.liveness) heartbeats")
+            } else if !output.send(.heartbeat, to: worker.routingID) {
+                workerDied(worker, reason: "unreachable")
+            }
+        }
+        // Dead workers stay listed in stats for a while, then go.
+        let keepDead = settings.heartbeatNanos * 60
+        workers.removeAll { $0.state == .dead && now > $0.lastHeard && now - $0.lastHeard > keepDead }
+    }
+
+    /// A worker is gone. Its unanswered read-only requests go to the keys' new owners (or any worker);
+    /// its unanswered changes are answered `unavailable` (whether they were applied is unknown); its
+    /// keys are rebuilt elsewhere from their recipes, or published as lost.
+    func workerDied(_ worker: WorkerRecord, reason: String) {
+        guard worker.isConnected else { return }
+        logger.warning("worker declared dead", metadata: ["worker": "\(worker.name)", "reason": "\(reason)", "keys": "\(worker.ownedKeys.count)", "inFlight": "\(worker.inFlight)"])
+        counters.workersDied += 1
+        worker.state = .dead
+        removeFromLive(worker)
+        if byRoutingID[worker.routingID] === worker { byRoutingID[worker.routingID] = nil }
+        if let fd = worker.fileDescriptor, byDescriptor[fd] === worker { byDescriptor[fd] = nil }
+
+        // Its unanswered work, oldest first.
+        var retries: [ClientRequest] = []
+        var keyedRetries: [ObjectIdentifier: (record: KeyRecord, requests: [ClientRequest])] = [:]
+        var retriedOrder: [KeyRecord] = []
+        for token in worker.pendingTokens.sorted() {
+            guard let entry = pending.removeValue(forKey: token) else { continue }
+            switch entry.kind {
+            case .client(let request, let record):
+                record?.inFlight -= 1
+                guard request.isRetryable else {
+                    answer(request, WireError(.unavailable, "the worker running this change stopped before answering, so whether it was applied is unknown; retry (with ifVersion to apply it at most once)"))
+                    continue
+                }
+                counters.retried += 1
+                if let record {
+                    let id = ObjectIdentifier(record)
+                    if keyedRetries[id] == nil {
+                        keyedRetries[id] = (record, [])
+                        retriedOrder.append(record)
+                    }
+                    keyedRetries[id]?.requests.append(request)
+                } else {
+                    retries.append(request)
+                }
+            case .restore(let record, _, _):
+                record.inFlight -= 1
+            case .listPart(let aggregate):
+                guard !aggregate.abandoned else { continue }
+                aggregate.abandoned = true
+                for other in aggregate.waiting where other != token {
+                    if let part = pending.removeValue(forKey: other) {
+                        part.worker.pendingTokens.remove(other)
+                        part.worker.inFlight -= 1
+                    }
+                }
+                retries.append(aggregate.request)
+            }
+        }
+        worker.pendingTokens = []
+        worker.inFlight = 0
+        worker.restoresInFlight = 0
+        cancelMovesToward(worker)
+
+        // Its keys: back to the worker a move had not finished leaving, or placed anew.
+        var affected = retriedOrder
+        for key in worker.ownedKeys {
+            guard let record = keys[key] else { continue }
+            if case .restoring(_, let previous) = record.phase, let previous, previous.isConnected {
+                setPhase(record, .settled)
+                setOwner(record, previous)
+            } else {
+                if !record.isSettled { setPhase(record, .settled) }
+                setOwner(record, nil)
+            }
+            if keyedRetries[ObjectIdentifier(record)] == nil { affected.append(record) }
+        }
+        worker.ownedKeys = []
+        for record in affected {
+            if let retried = keyedRetries[ObjectIdentifier(record)]?.requests {
+                // They arrived before anything held: they go first.
+                record.held = retried + record.held
+                heldCount += retried.count
+            }
+            if record.owner == nil { place(record) }
+            flushHeld(record)
+            if record.owner == nil, !record.held.isEmpty {
+                // No worker left to take it.
+                let stranded = record.held
+                record.held = []
+                heldCount -= stranded.count
+                for request in stranded { answer(request, WireError(.unavailable, "no worker is serving; retry later")) }
+            }
+        }
+        for request in retries { dispatch(request) }
+    }
+
+    /// Moves toward `worker` (leaving or dead) are called off.
+    private func cancelMovesToward(_ worker: WorkerRecord) {
+        worker.restoreQueue.removeAll()
+        worker.urgentRestores.removeAll()
+        for record in keys.values {
+            switch record.phase {
+            case .draining(let target) where target === worker, .queued(let target) where target === worker:
+                cancelMove(record)
+            case .restoring(let target, let previous) where target !== worker && previous === worker:
+                record.phase = .restoring(target: target, previous: nil)
+            default:
+                continue
+            }
+        }
+    }
+
+    func addToLive(_ worker: WorkerRecord) {
+        live.append(worker)
+        liveSeeds.append(worker.seed)
+    }
+
+    func removeFromLive(_ worker: WorkerRecord) {
+        guard let index = live.firstIndex(where: { $0 === worker }) else { return }
+        live.remove(at: index)
+        liveSeeds.remove(at: index)
+        if cursor >= live.count { cursor = 0 }
+    }
+}

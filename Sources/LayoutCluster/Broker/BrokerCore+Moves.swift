@@ -1,0 +1,176 @@
+import LayoutEngine
+import LayoutWire
+
+extension BrokerCore {
+    /// Changes a key's phase, keeping count of the keys in motion.
+    func setPhase(_ record: KeyRecord, _ phase: KeyRecord.Phase) {
+        let wasSettled = record.isSettled
+        record.phase = phase
+        if wasSettled, !record.isSettled { keysInMotion += 1 }
+        if !wasSettled, record.isSettled {
+            keysInMotion -= 1
+            if keysInMotion == 0 { releaseWaitingLists() }
+        }
+    }
+
+    /// Gives a settled key without a connected owner one: its layout rebuilt from its recipe on the
+    /// key's rendezvous winner; its loss published when it has no recipe; or, for a key that keeps no
+    /// layout, only its version count carried over.
+    func place(_ record: KeyRecord) {
+        guard record.isSettled else { return }
+        if let owner = record.owner, !owner.isConnected { setOwner(record, nil) }
+        guard record.owner == nil else { return }
+        guard let target = rendezvousWinner(record.hash) else { return }
+        if record.kept, recipes.recipe(for: record.key) == nil { lose(record) }
+        if record.kept {
+            setPhase(record, .queued(target: target))
+            enqueueRestore(record.key, at: target, urgent: !record.held.isEmpty)
+            pumpRestores(at: target)
+        } else {
+            sendRestore(record, to: target)
+        }
+    }
+
+    /// Starts moving a settled key to `target` (a joining worker that now wins it, or away from a
+    /// leaving one). A kept layout without a recipe cannot move and stays.
+    func startMove(_ record: KeyRecord, to target: WorkerRecord) {
+        guard record.isSettled, record.owner !== target, target.isAlive else { return }
+        guard !record.kept || recipes.recipe(for: record.key) != nil else { return }
+        counters.moves += 1
+        setPhase(record, .draining(target: target))
+        if record.inFlight == 0 { drained(record) }
+    }
+
+    /// Every request on a moving key at its old owner is answered: its recipe is complete.
+    func drained(_ record: KeyRecord) {
+        guard case .draining(let target) = record.phase else { return }
+        guard target.isAlive else {
+            cancelMove(record)
+            return
+        }
+        guard record.kept else {
+            // Only the version count moves: no rebuild slot needed.
+            setPhase(record, .settled)
+            sendRestore(record, to: target)
+            return
+        }
+        setPhase(record, .queued(target: target))
+        enqueueRestore(record.key, at: target, urgent: !record.held.isEmpty)
+        pumpRestores(at: target)
+    }
+
+    /// A move whose target went away: the key stays with its owner, or is placed anew.
+    func cancelMove(_ record: KeyRecord) {
+        setPhase(record, .settled)
+        if let owner = record.owner, owner.isConnected {
+            flushHeld(record)
+        } else {
+            place(record)
+            flushHeld(record)
+        }
+    }
+
+    func enqueueRestore(_ key: String, at worker: WorkerRecord, urgent: Bool) {
+        if urgent { worker.urgentRestores.append(key) } else { worker.restoreQueue.append(key) }
+    }
+
+    /// A request arrived for a key waiting for its rebuild: the rebuild goes ahead of keys nobody waits for.
+    func promoteRestore(_ key: String, at worker: WorkerRecord) {
+        if worker.restoreQueue.remove(key) { worker.urgentRestores.append(key) }
+    }
+
+    /// Sends rebuilds to `worker` while it has rebuild slots.
+    func pumpRestores(at worker: WorkerRecord) {
+        while worker.isAlive, worker.restoresInFlight < settings.restoresPerWorker, worker.hasCredit {
+            guard let key = worker.urgentRestores.popFirst() ?? worker.restoreQueue.popFirst() else { return }
+            guard let record = keys[key], case .queued(let target) = record.phase, target === worker else { continue }
+            sendRestore(record, to: worker)
+        }
+    }
+
+    /// Sends RESTORE for `record` to `target`, which becomes its owner; requests waiting for the move
+    /// follow at once and queue behind the rebuild there.
+    func sendRestore(_ record: KeyRecord, to target: WorkerRecord) {
+        let previous = record.owner.flatMap { $0 !== target && $0.isConnected ? $0 : nil }
+        let recipe = record.kept ? recipes.recipe(for: record.key) : nil
+        let header = RestoreHeader(layout: record.key, version: record.version, base: recipe?.base ?? 0)
+        let token = makeToken()
+        guard output.send(.restore(token, header, recipe?.bodies ?? []), to: target.routingID) else {
+            setPhase(record, .settled)
+            workerDied(target, reason: "unreachable")
+            if record.owner == nil || record.owner?.isConnected == false { place(record) }
+            flushHeld(record)
+            return
+        }
+        pending[token] = Pending(token: token, worker: target, kind: .restore(record, header, fromRecipe: recipe != nil))
+        target.pendingTokens.insert(token)
+        target.inFlight += 1
+        if recipe != nil {
+            target.restoresInFlight += 1
+            counters.restores += 1
+        } else {
+            counters.seeds += 1
+        }
+        record.inFlight += 1
+        setOwner(record, target)
+        setPhase(record, .restoring(target: target, previous: previous))
+        flushHeld(record)
+    }
+
+    /// A rebuild's answer: the key is settled at its new owner, and the worker it left forgets it.
+    func restoreFinished(_ record: KeyRecord, header: RestoreHeader, at worker: WorkerRecord, outcome: RestoreOutcome?) {
+        guard case .restoring(let target, let previous) = record.phase, target === worker else { return }
+        if case .failed(let code, _)? = outcome, code == WireError.Code.busy.rawValue, record.kept, worker.isAlive {
+            // The worker's queue was full and it changed nothing: the rebuild goes again.
+            setPhase(record, .queued(target: worker))
+            enqueueRestore(record.key, at: worker, urgent: true)
+            setOwner(record, previous)
+            return
+        }
+        setPhase(record, .settled)
+        if let previous, previous.isConnected { release([record.key], at: previous) }
+        if case .restored? = outcome { return }
+        counters.restoreFailures += 1
+        logger.warning("rebuild failed; the layout is lost", metadata: [
+            "layout": "\(record.key)", "worker": "\(worker.name)", "outcome": "\(String(describing: outcome))",
+        ])
+        // The worker made the key's count continue past the loss's version, as `lose` publishes it.
+        if record.kept { lose(record) }
+    }
+
+    /// The key's layout cannot be rebuilt: `invalidated` with reason `lost`, one version on.
+    func lose(_ record: KeyRecord) {
+        counters.lost += 1
+        record.version += 1
+        record.kept = false
+        recipes.remove(record.key)
+        output.publish(EventEncoder.invalidated(layout: record.key, version: record.version, reason: .lost, contentSize: record.contentSize ?? .zero))
+    }
+
+    func release(_ keys: [String], at worker: WorkerRecord) {
+        counters.released += keys.count
+        _ = output.send(.release(keys), to: worker.routingID)
+    }
+
+    /// Sends a key's waiting requests to its owner, in arrival order.
+    func flushHeld(_ record: KeyRecord) {
+        guard !record.isHolding, let owner = record.owner, owner.isConnected, !record.held.isEmpty else { return }
+        let held = record.held
+        record.held = []
+        heldCount -= held.count
+        for request in held { send(request, to: owner, record: record) }
+    }
+
+    /// After a worker joined: keys it now wins move to it, and keys without a worker get one.
+    func rebalance(toward worker: WorkerRecord) {
+        for record in keys.values where record.isSettled {
+            if record.owner?.isConnected != true {
+                place(record)
+                flushHeld(record)
+                continue
+            }
+            guard record.kept, record.owner !== worker, recipes.recipe(for: record.key) != nil else { continue }
+            if rendezvousWinner(record.hash) === worker { startMove(record, to: worker) }
+        }
+    }
+}

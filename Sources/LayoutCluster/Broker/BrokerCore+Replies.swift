@@ -1,0 +1,96 @@
+import LayoutEngine
+import LayoutServer
+import LayoutWire
+
+extension BrokerCore {
+    /// A REPLY from `worker`. Replies to requests go back to their clients; what they acknowledge is
+    /// learned first (versions, recipes); replies to rebuilds and list parts finish those.
+    func workerReply(from worker: WorkerRecord, token: RequestToken, body: HeldBody) {
+        guard let pending = pending[token], pending.worker === worker else {
+            // A late reply to a request already answered otherwise (its worker was declared dead).
+            return
+        }
+        finish(pending)
+        switch pending.kind {
+        case .client(let request, let record):
+            let summary = body.withUnsafeBytes { ReplySummary(scanning: $0, readingResult: request.route.operation?.changesLayout ?? false) }
+            if let record {
+                record.inFlight -= 1
+                if let operation = request.route.operation { learn(summary, of: operation, request: request, on: record) }
+            }
+            output.reply(to: request.envelope, body: body)
+            self.record(request, errorCode: summary.ok == false ? summary.errorCode ?? "internal" : nil)
+            if let record { keyQuieted(record) }
+        case .restore(let record, let header, let fromRecipe):
+            if fromRecipe { worker.restoresInFlight -= 1 }
+            record.inFlight -= 1
+            restoreFinished(record, header: header, at: worker, outcome: RestoreOutcome(body: body.array))
+            keyQuieted(record)
+        case .listPart(let aggregate):
+            aggregate.waiting.remove(token)
+            collect(body, from: worker, into: aggregate)
+        }
+        pumpRestores(at: worker)
+    }
+
+    /// Forgets a pending entry and gives its worker its credit back.
+    func finish(_ pending: Pending) {
+        self.pending[pending.token] = nil
+        pending.worker.pendingTokens.remove(pending.token)
+        pending.worker.inFlight -= 1
+    }
+
+    /// Updates a key from an acknowledged reply: its version, whether it is kept, its recipe.
+    private func learn(_ summary: ReplySummary, of operation: OperationName, request: ClientRequest, on record: KeyRecord) {
+        guard summary.ok == true else {
+            if summary.errorCode == WireError.Code.unknownLayout.rawValue, record.kept, operation != .prepare {
+                // The worker no longer keeps it (evicted; the event may still be on its way).
+                record.kept = false
+                recipes.remove(record.key)
+            }
+            return
+        }
+        guard operation.changesLayout, let version = summary.version else { return }
+        switch operation {
+        case .prepare:
+            record.kept = true
+            record.version = version
+            record.contentSize = summary.contentSize
+            noteEvicted(recipes.start(record.key, base: version, prepare: request.body))
+        case .bounds:
+            guard summary.invalidated == true else { return }
+            advance(record, to: version, contentSize: summary.contentSize, change: request.body)
+        case .update, .diff:
+            advance(record, to: version, contentSize: summary.contentSize, change: request.body)
+        case .drop:
+            record.kept = false
+            record.version = version
+            recipes.remove(record.key)
+        case .ping, .layout, .query, .list:
+            return
+        }
+    }
+
+    /// A change acknowledged at `version`: appended to the recipe when the recipe is at the version
+    /// before it (otherwise the recipe cannot reproduce it and is dropped).
+    private func advance(_ record: KeyRecord, to version: Int, contentSize: Size?, change: HeldBody) {
+        let consecutive = record.kept && record.version == version - 1
+        record.kept = true
+        record.version = version
+        if let contentSize { record.contentSize = contentSize }
+        if consecutive {
+            noteEvicted(recipes.append(record.key, change: change))
+        } else {
+            recipes.remove(record.key)
+        }
+    }
+
+    func noteEvicted(_ evicted: [String]) {
+        counters.recipesEvicted += evicted.count
+    }
+
+    /// After a reply or rebuild on `record`: a drained key continues its move.
+    func keyQuieted(_ record: KeyRecord) {
+        if record.inFlight == 0, case .draining = record.phase { drained(record) }
+    }
+}

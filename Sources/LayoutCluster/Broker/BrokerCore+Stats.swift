@@ -1,0 +1,150 @@
+import Dispatch
+import Foundation
+import LayoutServer
+import LayoutWire
+
+extension BrokerCore {
+    /// What the proxy's capture saw: an event on its way to subscribers, or a subscription change on its
+    /// way to the workers. Evictions tell the broker a key is no longer kept.
+    func observeCaptured(_ frames: [[UInt8]]) {
+        if frames.count == 1, let kind = frames[0].first, kind <= 1 {
+            let topic = Array(frames[0].dropFirst())
+            if kind == 1 {
+                subscriptions[topic, default: 0] += 1
+            } else if let count = subscriptions[topic] {
+                subscriptions[topic] = count > 1 ? count - 1 : nil
+            }
+            return
+        }
+        guard frames.count == 2 else { return }
+        eventsPublished += 1
+        guard frames[0].starts(with: Self.invalidatedPrefix) else { return }
+        let summary = EventSummary(scanning: frames[1])
+        guard summary.reason == .evicted, let key = summary.layout, let version = summary.version,
+              let record = keys[key], version > record.version else { return }
+        record.kept = false
+        record.version = version
+        recipes.remove(key)
+    }
+
+    private static let invalidatedPrefix = Array("invalidated:".utf8)
+
+    /// The stats socket's answer: the single daemon's members for the whole cluster, and `cluster`.
+    func statsAnswer(_ kind: StatsRequestKind, now: Nanos) -> [UInt8] {
+        let connected = workers.filter(\.isConnected)
+        let busy = connected.reduce(0) { $0 + $1.load.busy }
+        let queuedAtWorkers = connected.reduce(0) { $0 + $1.load.queued }
+        var snapshot = stats.snapshot(
+            pool: PoolUsage(threads: connected.reduce(0) { $0 + $1.threads }, busy: busy, inFlight: clientsInFlight, queued: heldCount + queuedAtWorkers),
+            store: (keys.values.reduce(0) { $0 + ($1.kept ? 1 : 0) }, connected.reduce(0) { $0 + $1.load.layoutBytes })
+        )
+        snapshot.itemsPrepared = connected.reduce(0) { $0 + $1.load.itemsPrepared }
+        snapshot.eventsPublished = eventsPublished
+        snapshot.subscribers = subscriptions.values.reduce(0, +)
+        switch kind {
+        case .stats:
+            var object = snapshot.jsonObject
+            object["cluster"] = clusterObject(now: now)
+            return StatsSnapshot.serialize(object)
+        case .metrics:
+            return Array((snapshot.prometheusText() + clusterMetrics(now: now)).utf8)
+        }
+    }
+
+    private func age(_ worker: WorkerRecord, _ now: Nanos) -> Double {
+        Double(now > worker.lastHeard ? now - worker.lastHeard : 0) / 1e9
+    }
+
+    private func stateName(_ worker: WorkerRecord) -> String {
+        switch worker.state {
+        case .alive: return "alive"
+        case .leaving: return "leaving"
+        case .dead: return "dead"
+        }
+    }
+
+    private func clusterObject(now: Nanos) -> [String: Any] {
+        let connected = workers.filter(\.isConnected)
+        let workerObjects: [[String: Any]] = workers.map { worker in
+            [
+                "id": worker.name, "number": worker.number, "address": worker.address,
+                "alive": worker.isConnected, "state": stateName(worker),
+                "lastHeartbeatAgeSeconds": (age(worker, now) * 1000).rounded() / 1000,
+                "keys": worker.ownedKeys.count, "inFlight": worker.inFlight, "busy": worker.load.busy,
+                "threads": worker.threads, "credit": worker.credit, "routed": worker.routed,
+                "layouts": worker.load.layouts, "layoutBytes": worker.load.layoutBytes,
+                "restoresInFlight": worker.restoresInFlight,
+                "restoresQueued": worker.restoreQueue.count + worker.urgentRestores.count,
+            ]
+        }
+        let c = counters
+        return [
+            "role": "broker",
+            "workers": workerObjects,
+            "totals": [
+                "workers": connected.count, "alive": live.count,
+                "keys": keys.values.reduce(0) { $0 + ($1.kept ? 1 : 0) },
+                "inFlight": connected.reduce(0) { $0 + $1.inFlight },
+                "busy": connected.reduce(0) { $0 + $1.load.busy },
+                "credit": connected.reduce(0) { $0 + $1.credit },
+            ],
+            "routing": [
+                "keyed": c.keyed, "stateless": c.stateless, "lists": c.lists, "held": c.held,
+                "retried": c.retried, "unavailable": c.unavailable, "busy": c.busy,
+                "restores": c.restores, "restoreFailures": c.restoreFailures, "seeds": c.seeds,
+                "moves": c.moves, "lost": c.lost, "released": c.released,
+                "workersJoined": c.workersJoined, "workersDied": c.workersDied,
+            ],
+            "recipes": ["count": recipes.count, "bytes": recipes.totalBytes, "capacityBytes": recipes.capacityBytes, "evicted": c.recipesEvicted],
+            "keysInMotion": keysInMotion,
+            "waiting": heldCount,
+            "brokerThreadCPUSeconds": Self.threadCPUSeconds(),
+        ]
+    }
+
+    /// CPU time of the calling thread (the broker's I/O thread: stats are answered there), in seconds.
+    static func threadCPUSeconds() -> Double {
+        var time = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return 0 }
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    private func clusterMetrics(now: Nanos) -> String {
+        var out = ""
+        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, String)]) {
+            out += "# HELP layoutd_\(name) \(help)\n# TYPE layoutd_\(name) \(type)\n"
+            for (labels, value) in samples {
+                out += "layoutd_\(name)\(labels.isEmpty ? "" : "{\(labels)}") \(value)\n"
+            }
+        }
+        func label(_ worker: WorkerRecord) -> String { "worker=\"\(escape(worker.name))\"" }
+        let connected = workers.filter(\.isConnected)
+        metric("worker_alive", "gauge", "Whether a worker is connected (1) or was declared dead (0).", workers.map { (label($0), $0.isConnected ? "1" : "0") })
+        metric("worker_in_flight", "gauge", "Requests and rebuilds sent to a worker and not answered.", workers.map { (label($0), String($0.inFlight)) })
+        metric("worker_busy", "gauge", "A worker's threads running a job, as its last heartbeat said.", workers.map { (label($0), String($0.load.busy)) })
+        metric("worker_queued", "gauge", "Requests queued at a worker, as its last heartbeat said.", workers.map { (label($0), String($0.load.queued)) })
+        metric("worker_keys", "gauge", "Layout keys a worker owns.", workers.map { (label($0), String($0.ownedKeys.count)) })
+        metric("worker_heartbeat_age_seconds", "gauge", "Seconds since the broker last heard from a worker.", workers.map { (label($0), String(age($0, now))) })
+        metric("worker_routed_total", "counter", "Requests routed to a worker.", workers.map { (label($0), String($0.routed)) })
+        metric("cluster_workers", "gauge", "Connected workers.", [("", String(connected.count))])
+        metric("cluster_queue_depth", "gauge", "Requests waiting: held at the broker plus queued at workers (scale out on this).",
+               [("", String(heldCount + connected.reduce(0) { $0 + $1.load.queued }))])
+        let c = counters
+        metric("cluster_routed_total", "counter", "Requests routed, by route.",
+               [("route=\"keyed\"", String(c.keyed)), ("route=\"stateless\"", String(c.stateless)), ("route=\"list\"", String(c.lists))])
+        metric("cluster_retried_total", "counter", "Read-only requests sent again after their worker died.", [("", String(c.retried))])
+        metric("cluster_unavailable_total", "counter", "Requests answered unavailable.", [("", String(c.unavailable))])
+        metric("cluster_restores_total", "counter", "Layouts rebuilt from recipes on another worker.", [("", String(c.restores))])
+        metric("cluster_lost_total", "counter", "Layouts lost (no recipe when their worker died).", [("", String(c.lost))])
+        metric("cluster_moves_total", "counter", "Keys moved between live workers.", [("", String(c.moves))])
+        metric("cluster_recipes", "gauge", "Recipes kept.", [("", String(recipes.count))])
+        metric("cluster_recipe_bytes", "gauge", "Bytes of kept recipes.", [("", String(recipes.totalBytes))])
+        metric("cluster_broker_thread_cpu_seconds_total", "counter", "CPU time of the broker's routing thread.", [("", String(Self.threadCPUSeconds()))])
+        return out
+    }
+
+    private func escape(_ label: String) -> String {
+        label.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+}

@@ -1,0 +1,221 @@
+import Dispatch
+import LayoutServer
+import LayoutWire
+import Logging
+
+/// The broker's routing logic, apart from its sockets (which `BrokerLoop` owns and drives it from):
+/// which worker serves which request, keys and their owners, recipes, moves, failover, and the answers
+/// for the cluster's stats. One thread uses it.
+final class BrokerCore {
+    struct Settings {
+        var heartbeatNanos: Nanos
+        var liveness: Int
+        var recipeBytes: Int
+        var restoresPerWorker: Int
+    }
+
+    let settings: Settings
+    unowned let output: any BrokerOutput
+    let logger: Logger
+    /// Requests answered, errors and latencies, counted as a single daemon counts them.
+    let stats = ServerStats()
+    var counters = RoutingCounters()
+
+    var workers: [WorkerRecord] = []
+    /// Workers taking new work, in registration order: the candidates of rendezvous hashing and of
+    /// least-loaded routing.
+    var live: [WorkerRecord] = []
+    var liveSeeds: [UInt64] = []
+    var byRoutingID: [[UInt8]: WorkerRecord] = [:]
+    var byDescriptor: [Int32: WorkerRecord] = [:]
+    var nextWorkerNumber = 1
+
+    var keys: [String: KeyRecord] = [:]
+    let recipes: RecipeBook
+    var pending: [RequestToken: Pending] = [:]
+    /// Tokens start at a random point, so a worker's late reply to an earlier broker process is never
+    /// mistaken for one of ours.
+    var nextToken = UInt64.random(in: 1 ..< (1 << 62))
+    /// Keys not settled (moving or being rebuilt).
+    var keysInMotion = 0
+    /// `list` requests waiting for moves to finish, so that no key is missed.
+    var listsWaiting: [ClientRequest] = []
+    /// Requests waiting at the broker (held for a move, or a list waiting for moves).
+    var heldCount = 0
+    /// Where least-loaded routing starts looking: the worker it chose last.
+    var cursor = 0
+    /// Client requests admitted and not answered.
+    var clientsInFlight = 0
+    /// Events seen passing the proxy (its capture).
+    var eventsPublished = 0
+    /// Subscriptions on the events socket, by topic prefix, as XPUB reports them through the proxy.
+    var subscriptions: [[UInt8]: Int] = [:]
+
+    init(settings: Settings, output: any BrokerOutput, logger: Logger) {
+        self.settings = settings
+        self.output = output
+        self.logger = logger
+        recipes = RecipeBook(capacityBytes: settings.recipeBytes)
+    }
+
+    func makeToken() -> RequestToken {
+        nextToken &+= 1
+        return RequestToken(nextToken)
+    }
+
+    // MARK: Client requests
+
+    /// A request from the front socket.
+    func clientRequest(envelope: Envelope, body: HeldBody, now: Nanos) {
+        let route = body.withUnsafeBytes { RequestRoute(scanning: $0) }
+        clientsInFlight += 1
+        dispatch(ClientRequest(envelope: envelope, body: body, route: route, arrived: now))
+    }
+
+    /// Routes a request (a new one, or one retried after its worker died).
+    func dispatch(_ request: ClientRequest) {
+        if request.route.operation == .list {
+            startList(request)
+        } else if let operation = request.route.operation, operation.isKeyed, let key = request.route.layout {
+            routeKeyed(request, key: key)
+        } else {
+            routeStateless(request)
+        }
+    }
+
+    /// `ping`, `layout` and bodies without a routable op: to the least loaded worker.
+    private func routeStateless(_ request: ClientRequest) {
+        counters.stateless += 1
+        guard !live.isEmpty else {
+            answer(request, WireError(.unavailable, "no worker is serving; retry later"))
+            return
+        }
+        guard let worker = leastLoaded() else {
+            counters.busy += 1
+            answer(request, WireError(.busy, "the request queue is full; retry later"))
+            return
+        }
+        send(request, to: worker, record: nil)
+    }
+
+    /// Ops on a key: to its owner, in arrival order.
+    private func routeKeyed(_ request: ClientRequest, key: String) {
+        counters.keyed += 1
+        if let record = keys[key] {
+            recipes.touch(key)
+            if record.isHolding {
+                hold(request, on: record)
+                return
+            }
+            guard let owner = record.owner, owner.isConnected else {
+                place(record)
+                if record.isHolding {
+                    hold(request, on: record)
+                } else if let owner = record.owner {
+                    sendRespectingCredit(request, to: owner, record: record)
+                } else {
+                    answer(request, WireError(.unavailable, "no worker is serving; retry later"))
+                }
+                return
+            }
+            sendRespectingCredit(request, to: owner, record: record)
+            return
+        }
+        let hash = Rendezvous.hash(key)
+        guard let winner = rendezvousWinner(hash) else {
+            answer(request, WireError(.unavailable, "no worker is serving; retry later"))
+            return
+        }
+        if request.route.operation == .prepare {
+            let record = KeyRecord(key: key)
+            keys[key] = record
+            setOwner(record, winner)
+            sendRespectingCredit(request, to: winner, record: record)
+        } else {
+            // A key the cluster never kept: its rendezvous owner answers (`unknown_layout`), in order.
+            sendRespectingCredit(request, to: winner, record: nil)
+        }
+    }
+
+    private func hold(_ request: ClientRequest, on record: KeyRecord) {
+        record.held.append(request)
+        heldCount += 1
+        counters.held += 1
+        // The first request to wait makes its key's rebuild urgent.
+        if record.held.count == 1, case .queued(let target) = record.phase { promoteRestore(record.key, at: target) }
+    }
+
+    private func sendRespectingCredit(_ request: ClientRequest, to worker: WorkerRecord, record: KeyRecord?) {
+        guard worker.hasCredit else {
+            counters.busy += 1
+            answer(request, WireError(.busy, "the request queue is full; retry later"))
+            return
+        }
+        send(request, to: worker, record: record)
+    }
+
+    /// Sends `request` to `worker` (whatever its credit: requests released after a move were admitted
+    /// already); a worker found gone is declared dead and the request routed again.
+    func send(_ request: ClientRequest, to worker: WorkerRecord, record: KeyRecord?) {
+        let token = makeToken()
+        guard output.send(.request(token, request.body), to: worker.routingID) else {
+            workerDied(worker, reason: "unreachable")
+            dispatch(request)
+            return
+        }
+        pending[token] = Pending(token: token, worker: worker, kind: .client(request, record))
+        worker.pendingTokens.insert(token)
+        worker.inFlight += 1
+        worker.routed += 1
+        record?.inFlight += 1
+    }
+
+    /// The live worker with the fewest requests outstanding that has credit left. Among idle workers,
+    /// the one chosen last: its threads are awake and its caches warm, and one worker answering a
+    /// trickle of requests batches better than many answering one each; load spreads as soon as it
+    /// has one outstanding.
+    func leastLoaded() -> WorkerRecord? {
+        let count = live.count
+        guard count > 0 else { return nil }
+        var best: (index: Int, worker: WorkerRecord)?
+        for offset in 0..<count {
+            let index = (cursor + offset) % count
+            let worker = live[index]
+            guard worker.hasCredit else { continue }
+            if worker.inFlight == 0 {
+                best = (index, worker)
+                break
+            }
+            if best == nil || worker.inFlight < (best?.worker.inFlight ?? .max) { best = (index, worker) }
+        }
+        if let best { cursor = best.index }
+        return best?.worker
+    }
+
+    /// The live worker a key hashes to.
+    func rendezvousWinner(_ hash: UInt64) -> WorkerRecord? {
+        Rendezvous.winner(keyHash: hash, seeds: liveSeeds).map { live[$0] }
+    }
+
+    func setOwner(_ record: KeyRecord, _ worker: WorkerRecord?) {
+        record.owner?.ownedKeys.remove(record.key)
+        record.owner = worker
+        worker?.ownedKeys.insert(record.key)
+    }
+
+    // MARK: Answers the broker writes
+
+    /// Answers `request` with `error` and counts it.
+    func answer(_ request: ClientRequest, _ error: WireError) {
+        if error.code == .unavailable { counters.unavailable += 1 }
+        output.reply(to: request.envelope, bytes: ReplyEncoder.failure(id: request.route.id, error: error))
+        record(request, errorCode: error.code.rawValue)
+    }
+
+    /// Counts an answered request as the single daemon does.
+    func record(_ request: ClientRequest, errorCode: String?) {
+        clientsInFlight -= 1
+        let now = DispatchTime.now().uptimeNanoseconds
+        stats.recordRequest(op: request.opName, micros: (now > request.arrived ? now - request.arrived : 0) / 1000, errorCode: errorCode)
+    }
+}

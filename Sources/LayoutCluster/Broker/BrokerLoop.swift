@@ -1,0 +1,389 @@
+import Dispatch
+import LayoutServer
+import LayoutWire
+import Logging
+import ZeroMQ
+
+/// What other threads tell the broker's I/O thread.
+enum BrokerSignal: Sendable {
+    case shutdown
+}
+
+/// The broker's one I/O thread: it owns the front ROUTER (clients), the stats ROUTER, the back ROUTER
+/// (workers), the back socket's monitor, the event proxy's capture and control, and a PUB into the
+/// event stream. It moves bytes and drives `BrokerCore`; no request is decoded here beyond the scan
+/// that finds its op and key.
+///
+/// Not Sendable: made, run and closed on one thread, like its sockets.
+final class BrokerLoop {
+    private let front: Socket
+    private let statsSocket: Socket
+    private let back: Socket
+    private let monitor: Socket
+    private let capture: Socket
+    private let publisher: Socket
+    private let proxyControl: Socket
+    private let mailbox: Mailbox<BrokerSignal>
+    private let logger: Logger
+    private let heartbeatNanos: Nanos
+    private let graceNanos: Nanos
+    private var core: BrokerCore?
+    private var signals: [BrokerSignal] = []
+    /// Whether a send may have consumed a socket's edge-triggered readiness signal (see `IOLoop`).
+    private var sentOnFront = false
+    private var sentOnBack = false
+
+    let frontEndpoint: String
+    let statsEndpoint: String
+    let backEndpoint: String
+
+    init(context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, proxy: EventProxy, mailbox: Mailbox<BrokerSignal>, logger: Logger) throws {
+        front = try Socket(.router, in: context)
+        statsSocket = try Socket(.router, in: context)
+        back = try Socket(.router, in: context)
+        monitor = try Socket(.pair, in: context)
+        capture = try Socket(.sub, in: context)
+        publisher = try Socket(.pub, in: context)
+        proxyControl = try Socket(.pair, in: context)
+        for socket in [front, statsSocket] {
+            try socket.set(.sendHighWaterMark, configuration.sendHighWaterMark)
+        }
+        try front.set(.maxMessageSize, configuration.maxMessageBytes)
+        try statsSocket.set(.maxMessageSize, 64 * 1024)
+        // Requests to a worker are bounded by its credit, so its queue never needs a limit; a send to a
+        // worker whose connection is gone fails (EHOSTUNREACH) instead of vanishing.
+        try back.set(.sendHighWaterMark, 0)
+        try back.set(.receiveHighWaterMark, 0)
+        try back.set(.routerMandatory, true)
+        try capture.set(.receiveHighWaterMark, 0)
+        try front.bind(configuration.frontEndpoint)
+        try statsSocket.bind(configuration.statsEndpoint)
+        try back.bind(cluster.backEndpoint)
+        let monitorEndpoint = "inproc://layoutd-broker-\(UInt64.random(in: 0 ... .max))-monitor"
+        try back.monitor(monitorEndpoint, events: [.disconnected])
+        try monitor.connect(monitorEndpoint)
+        try capture.subscribe()
+        try capture.connect(proxy.captureEndpoint)
+        try publisher.connect(proxy.internalPublishEndpoint)
+        try proxyControl.connect(proxy.controlEndpoint)
+        frontEndpoint = try front.lastEndpoint
+        statsEndpoint = try statsSocket.lastEndpoint
+        backEndpoint = try back.lastEndpoint
+        self.mailbox = mailbox
+        self.logger = logger
+        heartbeatNanos = Nanos(cluster.heartbeatMilliseconds) * 1_000_000
+        graceNanos = Nanos(configuration.shutdownGraceSeconds * 1e9)
+        core = BrokerCore(
+            settings: .init(heartbeatNanos: heartbeatNanos, liveness: cluster.liveness, recipeBytes: cluster.recipeBytes, restoresPerWorker: cluster.restoresPerWorker),
+            output: self, logger: logger
+        )
+    }
+
+    /// Serves until a shutdown signal and every admitted request is answered (or the grace period is
+    /// over); then tells the workers, stops the proxy and closes the sockets.
+    func run() {
+        guard let core else { return }
+        var poll: DescriptorPoll
+        do {
+            poll = DescriptorPoll([
+                try front.get(.fileDescriptor), try statsSocket.get(.fileDescriptor), try back.get(.fileDescriptor),
+                try monitor.get(.fileDescriptor), try capture.get(.fileDescriptor), mailbox.wakeUp.fileDescriptor,
+            ])
+        } catch {
+            logger.error("cannot read the sockets' descriptors; stopping", metadata: ["error": "\(error)"])
+            close()
+            return
+        }
+        var frontPending = true, statsPending = true, backPending = true, monitorPending = true, capturePending = true
+        var nextTick = now() + heartbeatNanos
+        var drainingSince: Nanos?
+
+        while true {
+            if monitorPending { monitorPending = receiveMonitorEvents(core) }
+            // Replies first: they give credit back before new requests look for it.
+            if backPending { backPending = receiveFromWorkers(core) }
+            if frontPending { frontPending = receiveRequests(core, accepting: drainingSince == nil) }
+            if capturePending { capturePending = receiveCaptured(core) }
+            if statsPending { statsPending = answerStats(core) }
+            if sentOnFront { frontPending = true; sentOnFront = false }
+            if sentOnBack { backPending = true; sentOnBack = false }
+            mailbox.takeAll(into: &signals)
+            if !signals.isEmpty {
+                signals.removeAll(keepingCapacity: true)
+                if drainingSince == nil {
+                    drainingSince = now()
+                    logger.info("shutting down: answering admitted requests")
+                }
+            }
+            let time = now()
+            if time >= nextTick {
+                core.tick(now: time)
+                nextTick = time + heartbeatNanos
+            }
+            if let since = drainingSince {
+                if core.clientsInFlight <= 0 { break }
+                if time > since, time - since > graceNanos {
+                    logger.warning("shutdown grace period over with requests unanswered")
+                    break
+                }
+            }
+            let busy = frontPending || statsPending || backPending || monitorPending || capturePending || !mailbox.prepareToBlock()
+            let untilTick = nextTick > time ? nextTick - time : 0
+            let wait: Duration = busy ? .zero : drainingSince == nil ? .nanoseconds(Int64(untilTick)) : .milliseconds(20)
+            let ready: DescriptorPoll.Ready
+            do {
+                ready = try poll.wait(timeout: wait)
+            } catch {
+                logger.error("poll failed; stopping", metadata: ["error": "\(error)"])
+                break
+            }
+            if ready.contains(0) { frontPending = true }
+            if ready.contains(1) { statsPending = true }
+            if ready.contains(2) { backPending = true }
+            if ready.contains(3) { monitorPending = true }
+            if ready.contains(4) { capturePending = true }
+            if ready.contains(5) { mailbox.wakeUp.drain() }
+        }
+        for worker in core.workers where worker.isConnected {
+            _ = send(.disconnect, to: worker.routingID)
+        }
+        close()
+    }
+
+    private func now() -> Nanos {
+        DispatchTime.now().uptimeNanoseconds
+    }
+
+    // MARK: Receiving
+
+    /// Client requests, a bounded batch at a time; true when it stopped at the bound.
+    private func receiveRequests(_ core: BrokerCore, accepting: Bool) -> Bool {
+        for _ in 0..<256 {
+            var envelope = Envelope()
+            let body: HeldBody
+            do {
+                guard var frame = try front.receive(flags: .dontWait) else { return false }
+                while frame.more {
+                    frame.withUnsafeBytes { envelope.append($0) }
+                    guard let next = try front.receive(flags: .dontWait) else {
+                        throw ZeroMQError(code: .again, operation: "zmq_msg_recv")
+                    }
+                    frame = next
+                }
+                body = HeldBody(frame)
+            } catch {
+                logger.warning("front receive failed", metadata: ["error": "\(error)"])
+                return false
+            }
+            guard !envelope.isEmpty else { continue }
+            if accepting {
+                core.clientRequest(envelope: envelope, body: body, now: now())
+            } else {
+                let id = body.withUnsafeBytes { RequestRoute(scanning: $0).id }
+                reply(to: envelope, bytes: ReplyEncoder.failure(id: id, error: WireError(.busy, "the daemon is shutting down")))
+            }
+        }
+        return true
+    }
+
+    /// Worker commands, a bounded batch at a time; true when it stopped at the bound.
+    private func receiveFromWorkers(_ core: BrokerCore) -> Bool {
+        for _ in 0..<256 {
+            var head = WorkerMessageHead()
+            let last: Message
+            do {
+                guard var frame = try back.receive(flags: .dontWait) else { return false }
+                while frame.more {
+                    frame.withUnsafeBytes { head.read($0) }
+                    guard let next = try back.receive(flags: .dontWait) else {
+                        throw ZeroMQError(code: .again, operation: "zmq_msg_recv")
+                    }
+                    frame = next
+                }
+                last = frame
+            } catch {
+                logger.warning("back receive failed", metadata: ["error": "\(error)"])
+                return false
+            }
+            handle(head, last: last, core)
+        }
+        return true
+    }
+
+    private func handle(_ head: WorkerMessageHead, last: consuming Message, _ core: BrokerCore) {
+        // The last frame is the command itself when a command has no frames of its own.
+        let lastIndex = head.count
+        var command = head.command
+        if lastIndex == 3 { command = last.withUnsafeBytes { $0.count == 1 ? WorkerCommand(rawValue: $0[0]) : nil } }
+        guard head.wellFormed, lastIndex >= 3, let command else {
+            logger.debug("malformed message on the back socket ignored")
+            return
+        }
+        let time = now()
+        switch command {
+        case .reply:
+            guard lastIndex == 6, let token = head.token, head.delimiterEmpty, let worker = core.heard(from: head.identity, now: time) else { return }
+            core.workerReply(from: worker, token: token, body: HeldBody(last))
+        case .heartbeat:
+            guard let worker = core.heard(from: head.identity, now: time) else { return }
+            if lastIndex == 4, let load = WorkerLoad(frame: last.bytes) { worker.load = load }
+        case .ready:
+            guard lastIndex == 5, head.extra.first.map({ String(decoding: $0, as: UTF8.self) }) == WorkerProtocol.serviceName,
+                  let ready = ReadyInfo(frame: last.bytes) else {
+                _ = send(.disconnect, to: head.identity)
+                return
+            }
+            // A connection that dropped before this one arrived may have had the same descriptor:
+            // its monitor event was queued before this READY, so take it first.
+            _ = receiveMonitorEvents(core)
+            core.workerReady(
+                routingID: head.identity, ready: ready, fileDescriptor: last.sourceFileDescriptor,
+                address: last.metadata("Peer-Address") ?? "", now: time
+            )
+        case .disconnect:
+            guard let worker = core.heard(from: head.identity, now: time) else { return }
+            core.workerLeaving(worker)
+        case .request, .restore, .release:
+            logger.debug("broker command from a worker ignored")
+        }
+    }
+
+    /// Socket monitor events: a dropped worker connection is a dead worker.
+    private func receiveMonitorEvents(_ core: BrokerCore) -> Bool {
+        for _ in 0..<64 {
+            guard let event = try? monitor.receiveMonitorEvent(flags: .dontWait) else { return false }
+            if event.kind == .disconnected { core.connectionDropped(fileDescriptor: event.fileDescriptor) }
+        }
+        return true
+    }
+
+    private func receiveCaptured(_ core: BrokerCore) -> Bool {
+        for _ in 0..<256 {
+            guard let frames = try? capture.receiveMultipart(flags: .dontWait) else { return false }
+            core.observeCaptured(frames)
+        }
+        return true
+    }
+
+    private func answerStats(_ core: BrokerCore) -> Bool {
+        for _ in 0..<64 {
+            guard let frames = try? statsSocket.receiveMultipart(flags: .dontWait) else { return false }
+            guard frames.count >= 2, let body = frames.last else { continue }
+            let answer = core.statsAnswer(StatsRequestKind(body: body), now: now())
+            _ = try? statsSocket.send(multipart: Array(frames.dropLast()) + [answer], flags: .dontWait)
+        }
+        return true
+    }
+
+    private func close() {
+        _ = try? proxyControl.send(Proxy.Command.terminate.rawValue)
+        try? front.set(.linger, 1000)
+        try? back.set(.linger, 1000)
+        try? proxyControl.set(.linger, 1000)
+        try? back.stopMonitoring()
+        for socket in [front, statsSocket, back, monitor, capture, publisher, proxyControl] { socket.close() }
+    }
+}
+
+extension BrokerLoop: BrokerOutput {
+    func reply(to envelope: Envelope, body: HeldBody) {
+        do {
+            guard try sendEnvelope(envelope) else { return }
+            _ = try front.send(body.frame(), flags: .dontWait)
+        } catch {
+            logger.debug("reply not sent", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func reply(to envelope: Envelope, bytes: [UInt8]) {
+        do {
+            guard try sendEnvelope(envelope) else { return }
+            _ = try front.send(bytes, flags: .dontWait)
+        } catch {
+            logger.debug("reply not sent", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The envelope's frames; false when the client's queue is full. A client that went away or stopped
+    /// reading loses its reply: the broker never blocks on one client. Only the first frame can meet a
+    /// full queue (libzmq queues a multipart message whole or not at all).
+    private func sendEnvelope(_ envelope: Envelope) throws(ZeroMQError) -> Bool {
+        sentOnFront = true
+        let front = self.front
+        return try envelope.forEachFrame { (frame) throws(ZeroMQError) -> Bool in
+            try front.send(frame, flags: [.dontWait, .sendMore])
+        }
+    }
+
+    func send(_ order: WorkerOrder, to routingID: [UInt8]) -> Bool {
+        sentOnBack = true
+        do {
+            // Only the first frame can fail: a ROUTER with routerMandatory refuses an unknown peer there.
+            guard try back.send(routingID, flags: [.dontWait, .sendMore]) else { return false }
+            try back.send(WorkerMessageHead.empty, flags: .sendMore)
+            try back.send(WorkerProtocol.header, flags: .sendMore)
+            switch order {
+            case .request(let token, let body):
+                try back.send(WorkerCommand.request.frame, flags: .sendMore)
+                try back.send(token.frame, flags: .sendMore)
+                try back.send(WorkerMessageHead.empty, flags: .sendMore)
+                try back.send(body.frame())
+            case .restore(let token, let header, let bodies):
+                try back.send(WorkerCommand.restore.frame, flags: .sendMore)
+                try back.send(token.frame, flags: .sendMore)
+                try back.send(WorkerMessageHead.empty, flags: .sendMore)
+                try back.send(header.frame, flags: bodies.isEmpty ? [] : .sendMore)
+                for (index, body) in bodies.enumerated() {
+                    try back.send(body.frame(), flags: index == bodies.count - 1 ? [] : .sendMore)
+                }
+            case .release(let keys):
+                try back.send(WorkerCommand.release.frame, flags: keys.isEmpty ? [] : .sendMore)
+                for (index, key) in keys.enumerated() {
+                    try back.send(Array(key.utf8), flags: index == keys.count - 1 ? [] : .sendMore)
+                }
+            case .heartbeat:
+                try back.send(WorkerCommand.heartbeat.frame)
+            case .disconnect:
+                try back.send(WorkerCommand.disconnect.frame)
+            }
+            return true
+        } catch {
+            if error.code != .hostUnreachable {
+                logger.warning("send to a worker failed", metadata: ["error": "\(error)"])
+            }
+            return false
+        }
+    }
+
+    func publish(_ event: WireEvent) {
+        _ = try? publisher.send(multipart: [event.topic, event.body], flags: .dontWait)
+    }
+}
+
+/// The leading frames of a message on the back socket, read in place as they arrive:
+/// `[identity, "", "MDPW01", command, …]`, the last frame kept apart.
+struct WorkerMessageHead {
+    static let empty: [UInt8] = []
+
+    private(set) var count = 0
+    private(set) var identity: [UInt8] = []
+    private(set) var wellFormed = true
+    private(set) var command: WorkerCommand?
+    private(set) var token: RequestToken?
+    private(set) var delimiterEmpty = false
+    /// Frames after the command that are neither a REPLY's token nor its delimiter (READY's service).
+    private(set) var extra: [[UInt8]] = []
+
+    mutating func read(_ frame: UnsafeRawBufferPointer) {
+        switch count {
+        case 0: identity = Array(frame)
+        case 1: wellFormed = wellFormed && frame.isEmpty
+        case 2: wellFormed = wellFormed && WorkerProtocol.isHeader(frame)
+        case 3: command = frame.count == 1 ? WorkerCommand(rawValue: frame[0]) : nil
+        case 4 where command == .reply: token = RequestToken(frame: frame)
+        case 5 where command == .reply: delimiterEmpty = frame.isEmpty
+        default: extra.append(Array(frame))
+        }
+        count += 1
+    }
+}

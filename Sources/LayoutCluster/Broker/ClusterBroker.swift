@@ -1,0 +1,121 @@
+import Dispatch
+import Foundation
+import LayoutServer
+import Logging
+import ServiceLifecycle
+import Synchronization
+import ZeroMQ
+
+/// `layoutd --role broker`: the cluster's front. Binds the client sockets exactly as the single daemon
+/// does (front ROUTER, events XPUB, stats ROUTER; PROTOCOL.md unchanged) plus the back ROUTER for
+/// workers and the events-in XSUB they publish to; routes every request to a worker.
+public struct ClusterBroker: Service {
+    public let configuration: ServerConfiguration
+    public let cluster: ClusterConfiguration
+    public let logger: Logger
+
+    public init(configuration: ServerConfiguration, cluster: ClusterConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.cluster = cluster
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let running = try start()
+        logger.info("layoutd broker serving", metadata: [
+            "front": "\(running.frontEndpoint)", "events": "\(running.eventsEndpoint)", "stats": "\(running.statsEndpoint)",
+            "back": "\(running.backEndpoint)", "eventsIn": "\(running.eventsInEndpoint)",
+        ])
+        await withGracefulShutdownHandler {
+            await running.waitUntilStopped()
+        } onGracefulShutdown: {
+            running.requestStop()
+        }
+        logger.info("layoutd broker stopped")
+    }
+
+    /// Binds every socket and starts serving on threads of its own; returns once they are bound.
+    public func start() throws -> RunningNode {
+        let context = try Context()
+        let mailbox = try Mailbox<BrokerSignal>()
+        let proxy: EventProxy
+        do {
+            proxy = try EventProxy(
+                context: context, eventsEndpoint: configuration.eventsEndpoint, eventsInEndpoint: cluster.eventsInEndpoint,
+                sendHighWaterMark: configuration.sendHighWaterMark, logger: logger
+            )
+        } catch {
+            context.terminate()
+            throw error
+        }
+        let running = RunningNode(stop: { mailbox.post(.shutdown) })
+        let bound = Mutex<Result<(String, String, String), ServerFailure>?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let configuration = self.configuration
+        let cluster = self.cluster
+        let logger = self.logger
+        let thread = Thread {
+            do {
+                let loop = try BrokerLoop(context: context, configuration: configuration, cluster: cluster, proxy: proxy, mailbox: mailbox, logger: logger)
+                bound.withLock { $0 = .success((loop.frontEndpoint, loop.statsEndpoint, loop.backEndpoint)) }
+                ready.signal()
+                loop.run()
+            } catch {
+                bound.withLock { $0 = .failure(ServerFailure("cannot bind: \(error)")) }
+                ready.signal()
+                // No loop to send the proxy TERMINATE: shutting the context down stops it.
+                context.shutdown()
+            }
+            proxy.waitUntilFinished()
+            context.terminate()
+            running.markStopped()
+        }
+        thread.name = "layoutd-broker"
+        thread.start()
+        ready.wait()
+        let endpoints = try bound.withLock { $0 ?? .failure(ServerFailure("the broker did not start")) }.get()
+        running.setEndpoints(front: endpoints.0, events: proxy.eventsEndpoint, stats: endpoints.1, back: endpoints.2, eventsIn: proxy.eventsInEndpoint)
+        return running
+    }
+}
+
+/// A broker or worker that is serving: its bound endpoints and how to stop it.
+public final class RunningNode: Sendable {
+    private let stopRequest: @Sendable () -> Void
+    private let stopped = DispatchGroup()
+    private let endpoints = Mutex((front: "", events: "", stats: "", back: "", eventsIn: ""))
+
+    init(stop: @escaping @Sendable () -> Void) {
+        stopRequest = stop
+        stopped.enter()
+    }
+
+    public var frontEndpoint: String { endpoints.withLock { $0.front } }
+    public var eventsEndpoint: String { endpoints.withLock { $0.events } }
+    public var statsEndpoint: String { endpoints.withLock { $0.stats } }
+    /// The back ROUTER workers join (`cluster.back`), its port resolved.
+    public var backEndpoint: String { endpoints.withLock { $0.back } }
+    /// The XSUB workers publish their events to (`cluster.eventsIn`), its port resolved.
+    public var eventsInEndpoint: String { endpoints.withLock { $0.eventsIn } }
+
+    func setEndpoints(front: String, events: String, stats: String, back: String, eventsIn: String) {
+        endpoints.withLock { $0 = (front, events, stats, back, eventsIn) }
+    }
+
+    func markStopped() { stopped.leave() }
+
+    /// Stops accepting, answers admitted requests, then stops (asynchronously).
+    public func requestStop() { stopRequest() }
+
+    public func waitUntilStopped() async {
+        await withCheckedContinuation { continuation in
+            stopped.notify(queue: .global()) { continuation.resume() }
+        }
+    }
+
+    /// Requests a stop and blocks until it is done.
+    public func stop() {
+        requestStop()
+        stopped.wait()
+    }
+}

@@ -1,0 +1,255 @@
+import LayoutEngine
+import LayoutServer
+import LayoutWire
+
+/// Nanoseconds on the monotonic clock (`DispatchTime.uptimeNanoseconds`).
+typealias Nanos = UInt64
+
+/// A worker the broker knows, from its READY until it is declared dead.
+final class WorkerRecord {
+    enum State {
+        /// Takes new work.
+        case alive
+        /// Sent DISCONNECT: answers what it has, takes no new keys; its keys move away.
+        case leaving
+        /// Gone: its connection dropped, it missed its heartbeats, or it was replaced.
+        case dead
+    }
+
+    /// A number for this registration, unique for the broker's life.
+    let number: Int
+    /// The ROUTER routing id of its connection.
+    let routingID: [UInt8]
+    let name: String
+    /// Its rendezvous seed (from `name`).
+    let seed: UInt64
+    /// Requests it takes at once (READY's credit).
+    let credit: Int
+    let threads: Int
+    /// Its connection's file descriptor on the back socket, as the socket monitor reports it.
+    let fileDescriptor: Int32?
+    /// Its IP address, as libzmq reports the peer.
+    let address: String
+    let registeredAt: Nanos
+
+    var state = State.alive
+    var lastHeard: Nanos
+    /// Requests and rebuilds sent and not answered.
+    var inFlight = 0
+    /// Rebuilds from a recipe sent and not answered (at most `cluster.restoresPerWorker`).
+    var restoresInFlight = 0
+    /// Keys waiting for a rebuild here; those with requests waiting go first.
+    var restoreQueue = FIFO<String>()
+    var urgentRestores = FIFO<String>()
+    /// Tokens of what it has in flight.
+    var pendingTokens: Set<RequestToken> = []
+    /// Keys it owns.
+    var ownedKeys: Set<String> = []
+    /// Its last reported load.
+    var load = WorkerLoad()
+    /// Requests routed to it.
+    var routed = 0
+
+    init(number: Int, routingID: [UInt8], ready: ReadyInfo, fileDescriptor: Int32?, address: String, now: Nanos) {
+        self.number = number
+        self.routingID = routingID
+        name = ready.workerID
+        seed = Rendezvous.seed(forWorker: ready.workerID)
+        credit = ready.credit
+        threads = ready.threads
+        self.fileDescriptor = fileDescriptor
+        self.address = address
+        registeredAt = now
+        lastHeard = now
+    }
+
+    /// Takes requests (alive, or leaving but still connected).
+    var isConnected: Bool { state != .dead }
+    var isAlive: Bool { state == .alive }
+    var hasCredit: Bool { inFlight < credit }
+}
+
+/// What the broker knows of one layout key.
+final class KeyRecord {
+    /// How far a key is in moving between workers.
+    enum Phase {
+        /// Served by its owner.
+        case settled
+        /// Moving to `target`: new requests wait until the requests at the current owner are answered.
+        case draining(target: WorkerRecord)
+        /// Moving to `target`: waiting for a rebuild slot there.
+        case queued(target: WorkerRecord)
+        /// Rebuild sent to `target`, now its owner; requests go there, behind the rebuild. `previous`
+        /// still keeps the layout until the rebuild succeeds (a join), or is gone (a death).
+        case restoring(target: WorkerRecord, previous: WorkerRecord?)
+    }
+
+    let key: String
+    let hash: UInt64
+    /// The worker keeping it (its layout, or only its version count); nil when none is (its worker died).
+    var owner: WorkerRecord?
+    /// The last version acknowledged (a layout's, or a drop's, eviction's or loss's).
+    var version = 0
+    /// Whether a layout is kept under the key.
+    var kept = false
+    var contentSize: Size?
+    /// Requests on the key sent to its owner and not answered (rebuilds included).
+    var inFlight = 0
+    /// Requests waiting for a move, in arrival order.
+    var held: [ClientRequest] = []
+    var phase = Phase.settled
+
+    init(key: String) {
+        self.key = key
+        hash = Rendezvous.hash(key)
+    }
+
+    /// Whether new requests must wait at the broker.
+    var isHolding: Bool {
+        switch phase {
+        case .draining, .queued: return true
+        case .settled, .restoring: return false
+        }
+    }
+
+    var isSettled: Bool {
+        if case .settled = phase { return true }
+        return false
+    }
+}
+
+/// A client's request at the broker, from arrival to reply.
+final class ClientRequest {
+    let envelope: Envelope
+    let body: HeldBody
+    let route: RequestRoute
+    let arrived: Nanos
+
+    init(envelope: Envelope, body: HeldBody, route: RequestRoute, arrived: Nanos) {
+        self.envelope = envelope
+        self.body = body
+        self.route = route
+        self.arrived = arrived
+    }
+
+    /// The op name for stats (`unknown` when the body named none).
+    var opName: String { route.operation?.rawValue ?? "unknown" }
+
+    /// Whether running it twice is harmless, so it can be sent again to another worker after one died
+    /// with it: everything but the ops that change a layout (a body whose op cannot be read is answered
+    /// with an error by any worker, so it counts as harmless).
+    var isRetryable: Bool { !(route.operation?.changesLayout ?? false) }
+}
+
+/// Something the broker sent a worker and waits an answer for.
+final class Pending {
+    enum Kind {
+        case client(ClientRequest, KeyRecord?)
+        case restore(KeyRecord, RestoreHeader, fromRecipe: Bool)
+        case listPart(ListAggregate)
+    }
+
+    let token: RequestToken
+    let worker: WorkerRecord
+    let kind: Kind
+
+    init(token: RequestToken, worker: WorkerRecord, kind: Kind) {
+        self.token = token
+        self.worker = worker
+        self.kind = kind
+    }
+}
+
+/// A `list` sent to every worker, collecting their answers into one reply.
+final class ListAggregate {
+    let request: ClientRequest
+    var waiting: Set<RequestToken> = []
+    var entries: [ListResult.Entry] = []
+    /// The first answer that was not a successful list (every worker would give the same error).
+    var failure: HeldBody?
+    var abandoned = false
+
+    init(request: ClientRequest) {
+        self.request = request
+    }
+}
+
+/// What the broker asks its I/O loop to send a worker.
+enum WorkerOrder {
+    case request(RequestToken, HeldBody)
+    case restore(RequestToken, RestoreHeader, [HeldBody])
+    case release([String])
+    case heartbeat
+    case disconnect
+}
+
+/// The broker's sockets, as the routing logic sees them.
+protocol BrokerOutput: AnyObject {
+    /// Sends `body` to the client behind `envelope`.
+    func reply(to envelope: Envelope, body: HeldBody)
+    /// Sends a reply the broker wrote itself.
+    func reply(to envelope: Envelope, bytes: [UInt8])
+    /// Sends `order` to the worker connected with `routingID`; false when that connection is gone.
+    func send(_ order: WorkerOrder, to routingID: [UInt8]) -> Bool
+    /// Publishes an event the broker makes itself (`invalidated` with reason `lost`).
+    func publish(_ event: WireEvent)
+}
+
+/// The broker's own counters (its stats socket's `cluster.routing`).
+struct RoutingCounters {
+    var keyed = 0
+    var stateless = 0
+    var lists = 0
+    var held = 0
+    var retried = 0
+    var unavailable = 0
+    var busy = 0
+    var restores = 0
+    var restoreFailures = 0
+    var seeds = 0
+    var moves = 0
+    var lost = 0
+    var released = 0
+    var workersJoined = 0
+    var workersDied = 0
+    var eventsPublished = 0
+    var recipesEvicted = 0
+}
+
+/// A first-in first-out queue with O(1) pops (an array and a head index, compacted as it drains).
+struct FIFO<Element> {
+    private var elements: [Element] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == elements.count }
+    var count: Int { elements.count - head }
+
+    mutating func append(_ element: Element) {
+        elements.append(element)
+    }
+
+    mutating func popFirst() -> Element? {
+        guard head < elements.count else { return nil }
+        let element = elements[head]
+        head += 1
+        if head > 64, head * 2 > elements.count {
+            elements.removeFirst(head)
+            head = 0
+        }
+        return element
+    }
+
+    /// Removes the first element equal to `element`; whether there was one.
+    mutating func remove(_ element: Element) -> Bool where Element: Equatable {
+        guard let index = elements[head...].firstIndex(of: element) else { return false }
+        elements.remove(at: index)
+        return true
+    }
+
+    mutating func removeAll() {
+        elements.removeAll()
+        head = 0
+    }
+
+    var all: ArraySlice<Element> { elements[head...] }
+}

@@ -1,0 +1,108 @@
+import Configuration
+import LayoutServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Which part a `layoutd` process plays.
+public enum ClusterRole: String, Sendable, Hashable, CaseIterable {
+    /// One process serving everything (the default).
+    case single
+    /// The cluster's front: binds the client sockets and routes requests to workers.
+    case broker
+    /// Runs layouts for a broker it joins.
+    case worker
+}
+
+/// The settings of a cluster role (`role`, `cluster.*`), with the defaults of `config/layoutd.yaml`.
+///
+/// Read from the same flags, `LAYOUTD_*` environment variables and file as `ServerConfiguration`.
+public struct ClusterConfiguration: Sendable, Hashable {
+    /// `role`: `single`, `broker` or `worker`.
+    public var role = ClusterRole.single
+    /// `cluster.back`: the broker's ROUTER for workers (bound by the broker).
+    public var backEndpoint = "tcp://127.0.0.1:5560"
+    /// `cluster.eventsIn`: the broker's XSUB that workers publish their events to (bound by the broker).
+    public var eventsInEndpoint = "tcp://127.0.0.1:5561"
+    /// `cluster.join`: the broker's back endpoint a worker connects to.
+    public var joinEndpoint: String?
+    /// `cluster.joinEvents`: the broker's events-in endpoint a worker publishes to; by default the join
+    /// endpoint with its port plus one.
+    public var joinEventsEndpoint: String?
+    /// `cluster.workerId`: the worker's name in the broker's stats and in rendezvous hashing; by default
+    /// `<hostname>-<pid>`. Give a stable one (a StatefulSet pod name) so a restarted worker takes back
+    /// the same keys.
+    public var workerID: String?
+    /// `cluster.workerStats`: a stats ROUTER the worker binds for its own `stats` / `metrics` (none by default).
+    public var workerStatsEndpoint: String?
+    /// `cluster.heartbeatMillis`: how often broker and worker send each other HEARTBEAT.
+    public var heartbeatMilliseconds = 1000
+    /// `cluster.liveness`: heartbeats missed before the peer is declared dead.
+    public var liveness = 3
+    /// `cluster.reconnectMillis`: a worker's first wait before reconnecting to a broker it lost.
+    public var reconnectMilliseconds = 1000
+    /// `cluster.reconnectMaxMillis`: the longest wait between reconnects (the wait doubles up to it).
+    public var reconnectMaxMilliseconds = 32_000
+    /// `cluster.recipeBytes`: memory the broker spends on recipes (the request bodies that rebuild a
+    /// layout on another worker), least recently used dropped first.
+    public var recipeBytes = 1 << 30
+    /// `cluster.restoresPerWorker`: rebuilds a worker runs at once while keys move to it.
+    public var restoresPerWorker = 2
+
+    public init() {}
+
+    /// `joinEventsEndpoint`, or the join endpoint with its port plus one.
+    public var resolvedJoinEventsEndpoint: String? {
+        if let joinEventsEndpoint { return joinEventsEndpoint }
+        guard let joinEndpoint, let colon = joinEndpoint.lastIndex(of: ":"),
+              let port = Int(joinEndpoint[joinEndpoint.index(after: colon)...]) else { return nil }
+        return "\(joinEndpoint[..<colon]):\(port + 1)"
+    }
+
+    /// `workerID`, or `<hostname>-<pid>`.
+    public var resolvedWorkerID: String {
+        if let workerID, !workerID.isEmpty { return workerID }
+        var name = [CChar](repeating: 0, count: 256)
+        let host = gethostname(&name, name.count) == 0 ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "worker"
+        return "\(host)-\(getpid())"
+    }
+
+    /// Reads `role` and `cluster.*` from `config`, checked.
+    public static func read(_ config: ConfigReader) throws -> ClusterConfiguration {
+        var c = ClusterConfiguration()
+        let roleText = config.string(forKey: "role", default: c.role.rawValue)
+        guard let role = ClusterRole(rawValue: roleText) else {
+            throw ConfigurationError(key: "role", message: "must be single, broker or worker, not \(roleText)")
+        }
+        c.role = role
+        c.backEndpoint = config.string(forKey: "cluster.back", default: c.backEndpoint)
+        c.eventsInEndpoint = config.string(forKey: "cluster.eventsIn", default: c.eventsInEndpoint)
+        c.joinEndpoint = config.string(forKey: "cluster.join")
+        c.joinEventsEndpoint = config.string(forKey: "cluster.joinEvents")
+        c.workerID = config.string(forKey: "cluster.workerId")
+        c.workerStatsEndpoint = config.string(forKey: "cluster.workerStats")
+        c.heartbeatMilliseconds = try positive(config.int(forKey: "cluster.heartbeatMillis", default: c.heartbeatMilliseconds), "cluster.heartbeatMillis")
+        c.liveness = try positive(config.int(forKey: "cluster.liveness", default: c.liveness), "cluster.liveness")
+        c.reconnectMilliseconds = try positive(config.int(forKey: "cluster.reconnectMillis", default: c.reconnectMilliseconds), "cluster.reconnectMillis")
+        c.reconnectMaxMilliseconds = try positive(config.int(forKey: "cluster.reconnectMaxMillis", default: c.reconnectMaxMilliseconds), "cluster.reconnectMaxMillis")
+        guard c.reconnectMaxMilliseconds >= c.reconnectMilliseconds else {
+            throw ConfigurationError(key: "cluster.reconnectMaxMillis", message: "must be >= cluster.reconnectMillis (\(c.reconnectMilliseconds))")
+        }
+        let recipeBytes = config.int(forKey: "cluster.recipeBytes", default: c.recipeBytes)
+        guard recipeBytes >= 0 else { throw ConfigurationError(key: "cluster.recipeBytes", message: "must be >= 0, not \(recipeBytes)") }
+        c.recipeBytes = recipeBytes
+        c.restoresPerWorker = try positive(config.int(forKey: "cluster.restoresPerWorker", default: c.restoresPerWorker), "cluster.restoresPerWorker")
+        if role == .worker, c.joinEndpoint == nil {
+            throw ConfigurationError(key: "cluster.join", message: "a worker needs the broker's back endpoint (--join tcp://HOST:5560)")
+        }
+        if role == .worker, c.resolvedJoinEventsEndpoint == nil {
+            throw ConfigurationError(key: "cluster.joinEvents", message: "cannot derive the broker's events-in endpoint from \(c.joinEndpoint ?? ""); give it")
+        }
+        return c
+    }
+
+    private static func positive(_ value: Int, _ key: String) throws -> Int {
+        guard value > 0 else { throw ConfigurationError(key: key, message: "must be > 0, not \(value)") }
+        return value
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+
+/// The JSON frames layoutd adds to MDP commands (PROTOCOL.md, "The broker ↔ worker protocol"): small
+/// and rare (one per connection, one per heartbeat, one per rebuild), so Foundation's serializer is fine.
+enum ControlJSON {
+    static func encode(_ object: [String: Any]) -> [UInt8] {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map { [UInt8]($0) } ?? Array("{}".utf8)
+    }
+
+    static func object(_ bytes: [UInt8]) -> [String: Any]? {
+        try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+    }
+
+    static func int(_ value: Any?) -> Int? {
+        if let int = value as? Int { return int }
+        if let double = value as? Double, double.rounded() == double, Swift.abs(double) < 9e15 { return Int(double) }
+        return nil
+    }
+}
+
+/// READY's extension frame: who the worker is, how many requests it takes at once, and every layout it
+/// keeps with its version (so a restarted broker rebuilds its routing table from its workers).
+public struct ReadyInfo: Sendable, Hashable {
+    public var extensionVersion: Int
+    /// The worker's stable name (`cluster.workerId`).
+    public var workerID: String
+    /// Requests the broker may have outstanding at this worker (its threads plus its queue).
+    public var credit: Int
+    /// Jobs the worker runs at once.
+    public var threads: Int
+    /// Kept layouts and their versions.
+    public var keys: [KeyVersion]
+
+    public struct KeyVersion: Sendable, Hashable {
+        public var key: String
+        public var version: Int
+        public init(key: String, version: Int) {
+            self.key = key
+            self.version = version
+        }
+    }
+
+    public init(extensionVersion: Int = WorkerProtocol.extensionVersion, workerID: String, credit: Int, threads: Int, keys: [KeyVersion]) {
+        self.extensionVersion = extensionVersion
+        self.workerID = workerID
+        self.credit = credit
+        self.threads = threads
+        self.keys = keys
+    }
+
+    public var frame: [UInt8] {
+        ControlJSON.encode([
+            "protocol": extensionVersion, "worker": workerID, "credit": credit, "threads": threads,
+            "keys": keys.map { [$0.key, $0.version] as [Any] },
+        ])
+    }
+
+    public init?(frame: [UInt8]) {
+        guard let object = ControlJSON.object(frame), let version = ControlJSON.int(object["protocol"]),
+              let worker = object["worker"] as? String, let credit = ControlJSON.int(object["credit"]), credit > 0,
+              let threads = ControlJSON.int(object["threads"]), let keys = object["keys"] as? [[Any]] else { return nil }
+        var pairs: [KeyVersion] = []
+        pairs.reserveCapacity(keys.count)
+        for pair in keys {
+            guard pair.count == 2, let key = pair[0] as? String, let version = ControlJSON.int(pair[1]) else { return nil }
+            pairs.append(KeyVersion(key: key, version: version))
+        }
+        self.init(extensionVersion: version, workerID: worker, credit: credit, threads: threads, keys: pairs)
+    }
+}
+
+/// A worker HEARTBEAT's extension frame: its load, for the broker's stats.
+public struct WorkerLoad: Sendable, Hashable {
+    public var threads = 0
+    public var busy = 0
+    public var queued = 0
+    public var layouts = 0
+    public var layoutBytes = 0
+    public var itemsPrepared = 0
+
+    public init(threads: Int = 0, busy: Int = 0, queued: Int = 0, layouts: Int = 0, layoutBytes: Int = 0, itemsPrepared: Int = 0) {
+        self.threads = threads
+        self.busy = busy
+        self.queued = queued
+        self.layouts = layouts
+        self.layoutBytes = layoutBytes
+        self.itemsPrepared = itemsPrepared
+    }
+
+    public var frame: [UInt8] {
+        ControlJSON.encode([
+            "threads": threads, "busy": busy, "queued": queued, "layouts": layouts,
+            "layoutBytes": layoutBytes, "itemsPrepared": itemsPrepared,
+        ])
+    }
+
+    public init?(frame: [UInt8]) {
+        guard let object = ControlJSON.object(frame) else { return nil }
+        threads = ControlJSON.int(object["threads"]) ?? 0
+        busy = ControlJSON.int(object["busy"]) ?? 0
+        queued = ControlJSON.int(object["queued"]) ?? 0
+        layouts = ControlJSON.int(object["layouts"]) ?? 0
+        layoutBytes = ControlJSON.int(object["layoutBytes"]) ?? 0
+        itemsPrepared = ControlJSON.int(object["itemsPrepared"]) ?? 0
+    }
+}
+
+/// RESTORE's header frame: which key, the version it must end at, and the version its recipe's
+/// `prepare` produced (the recipe's bodies follow as frames). With no bodies, the worker only makes the
+/// key's version count continue from `version` (a key that is not kept, or was lost).
+public struct RestoreHeader: Sendable, Hashable {
+    public var layout: String
+    public var version: Int
+    public var base: Int
+
+    public init(layout: String, version: Int, base: Int) {
+        self.layout = layout
+        self.version = version
+        self.base = base
+    }
+
+    public var frame: [UInt8] {
+        ControlJSON.encode(["layout": layout, "version": version, "base": base])
+    }
+
+    public init?(frame: [UInt8]) {
+        guard let object = ControlJSON.object(frame), let layout = object["layout"] as? String,
+              let version = ControlJSON.int(object["version"]), let base = ControlJSON.int(object["base"]) else { return nil }
+        self.init(layout: layout, version: version, base: base)
+    }
+}
+
+/// The body of a worker's REPLY to RESTORE.
+public enum RestoreOutcome: Sendable, Hashable {
+    /// Rebuilt (or, without a recipe, the version set), with its item count.
+    case restored(layout: String, version: Int, items: Int)
+    /// Not rebuilt: the worker set the key's version to the one after the target (the `lost` event's).
+    case failed(code: String, message: String)
+
+    public var body: [UInt8] {
+        switch self {
+        case let .restored(layout, version, items):
+            return ControlJSON.encode(["ok": true, "layout": layout, "version": version, "items": items])
+        case let .failed(code, message):
+            return ControlJSON.encode(["ok": false, "error": ["code": code, "message": message]])
+        }
+    }
+
+    public init?(body: [UInt8]) {
+        guard let object = ControlJSON.object(body), let ok = object["ok"] as? Bool else { return nil }
+        if ok {
+            guard let layout = object["layout"] as? String, let version = ControlJSON.int(object["version"]) else { return nil }
+            self = .restored(layout: layout, version: version, items: ControlJSON.int(object["items"]) ?? 0)
+        } else {
+            let error = object["error"] as? [String: Any]
+            self = .failed(code: error?["code"] as? String ?? "internal", message: error?["message"] as? String ?? "")
+        }
+    }
+}

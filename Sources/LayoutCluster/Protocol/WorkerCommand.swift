@@ -1,0 +1,65 @@
+/// The commands of the broker ↔ worker protocol (PROTOCOL.md, "The broker ↔ worker protocol"): the
+/// five worker commands of ZeroMQ RFC 7/MDP, with their MDP numbers, and layoutd's extensions, which
+/// a broker only sends to workers that declared them in READY.
+public enum WorkerCommand: UInt8, Sendable, Hashable, CaseIterable {
+    /// Worker → broker, once per connection: service name and the layoutd extension frame.
+    case ready = 0x01
+    /// Broker → worker: a request token, an empty delimiter and the client's body.
+    case request = 0x02
+    /// Worker → broker: the token, an empty delimiter and the reply body.
+    case reply = 0x03
+    /// Both ways; a worker's carries an optional load frame (extension).
+    case heartbeat = 0x04
+    /// Both ways: the sender ends the conversation.
+    case disconnect = 0x05
+    /// Extension, broker → worker: rebuild a layout from its recipe at a given version.
+    case restore = 0x81
+    /// Extension, broker → worker: forget these keys without publishing anything (they moved).
+    case release = 0x82
+
+    /// The command's frame: one byte.
+    public var frame: [UInt8] { [rawValue] }
+}
+
+/// Constants of the protocol.
+public enum WorkerProtocol {
+    /// The MDP/Worker protocol frame, "MDPW01".
+    public static let header: [UInt8] = Array("MDPW01".utf8)
+    /// The service a layoutd worker offers in READY.
+    public static let serviceName = "layoutd"
+    /// The version of layoutd's extensions; READY declares it, and a broker refuses other versions.
+    public static let extensionVersion = 1
+
+    /// Whether `frame` is the protocol header.
+    public static func isHeader(_ frame: UnsafeRawBufferPointer) -> Bool {
+        frame.count == header.count && frame.elementsEqual(header)
+    }
+}
+
+/// The broker's name for one request it sent a worker: 8 bytes, little-endian, in the REQUEST and
+/// RESTORE frame where MDP puts the client's address. The broker keeps the client's real envelope
+/// itself, so a worker never sees it.
+public struct RequestToken: Hashable, Sendable, Comparable {
+    public var value: UInt64
+
+    public init(_ value: UInt64) {
+        self.value = value
+    }
+
+    /// The token in `frame`, when it is 8 bytes.
+    public init?(frame: UnsafeRawBufferPointer) {
+        guard frame.count == 8 else { return nil }
+        value = UInt64(littleEndian: frame.loadUnaligned(as: UInt64.self))
+    }
+
+    public init?(frame: [UInt8]) {
+        guard let token = frame.withUnsafeBytes({ RequestToken(frame: $0) }) else { return nil }
+        self = token
+    }
+
+    public var frame: [UInt8] {
+        withUnsafeBytes(of: value.littleEndian) { Array($0) }
+    }
+
+    public static func < (lhs: RequestToken, rhs: RequestToken) -> Bool { lhs.value < rhs.value }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import LayoutEngine
+import LayoutServer
+import LayoutWire
+import Synchronization
+
+/// What a cluster worker's pool runs: the daemon's own ops (`RequestHandler`, unchanged), and the
+/// broker's RESTORE, ordered with the key's other requests like any op on that key.
+struct ClusterJobHandler: JobHandler {
+    enum Job: Sendable {
+        case request(RequestHandler.Admitted)
+        case restore(RestoreJob)
+    }
+
+    let handler: RequestHandler
+    let store: LayoutStore
+    let stats: ServerStats
+    let limits: InputLimits
+    let restores: RestoreDesk
+
+    func decode(_ body: RequestBody) -> DecodeOutcome<Job> {
+        if let job = restores.take(for: body) {
+            return .run(.restore(job), key: job.header.layout)
+        }
+        switch handler.decode(body) {
+        case .run(let request, let key): return .run(.request(request), key: key)
+        case .reply(let reply): return .reply(reply)
+        }
+    }
+
+    func execute(_ job: Job) -> JobReply {
+        switch job {
+        case .request(let request):
+            return handler.execute(request)
+        case .restore(let restore):
+            let outcome = run(restore)
+            switch outcome {
+            case .restored: return JobReply(body: ReplyBody(outcome.body), op: "restore", errorCode: nil)
+            case .failed(let code, _): return JobReply(body: ReplyBody(outcome.body), op: "restore", errorCode: code)
+            }
+        }
+    }
+
+    /// Replays the recipe on a private store of its own, through the same handler code as live
+    /// requests (so frames come out bit for bit as they did), with the versions the broker saw; then
+    /// keeps the result at the target version without publishing anything: subscribers saw every change.
+    private func run(_ job: RestoreJob) -> RestoreOutcome {
+        let key = job.header.layout
+        // The cluster has no CURVE namespaces yet: every key lives in the shared one.
+        let storeKey = LayoutKey(name: key)
+        let version = job.header.version
+        guard !job.bodies.isEmpty else {
+            _ = store.restore(nil, forKey: storeKey, version: version)
+            return .restored(layout: key, version: version, items: 0)
+        }
+        func fail(_ code: WireError.Code, _ message: String) -> RestoreOutcome {
+            // Continue the count past the `lost` event the broker publishes for this failure.
+            _ = store.restore(nil, forKey: storeKey, version: version + 1)
+            return .failed(code: code.rawValue, message: message)
+        }
+        let scratch = LayoutStore(capacityBytes: .max) { _ in }
+        _ = scratch.restore(nil, forKey: storeKey, version: job.header.base - 1)
+        let replay = RequestHandler(store: scratch, stats: stats, limits: limits, startedAt: Date())
+        for (index, body) in job.bodies.enumerated() {
+            switch replay.decode(body) {
+            case .reply(let reply):
+                return fail(.internal, "recipe entry \(index) does not decode: \(String(decoding: reply.body.bytes.prefix(300), as: UTF8.self))")
+            case .run(let request, let requestKey):
+                guard requestKey == key else { return fail(.internal, "recipe entry \(index) is for another key") }
+                let reply = replay.execute(request)
+                if let code = reply.errorCode {
+                    return fail(WireError.Code(rawValue: code) ?? .internal, "recipe entry \(index) failed: \(String(decoding: reply.body.bytes.prefix(300), as: UTF8.self))")
+                }
+            }
+        }
+        guard let entry = scratch.entry(forKey: storeKey) else { return fail(.internal, "the recipe left no layout") }
+        guard entry.version == version else {
+            return fail(.internal, "the recipe reached version \(entry.version), not \(version)")
+        }
+        switch store.restore(entry.layout, forKey: storeKey, version: version) {
+        case .stored:
+            return .restored(layout: key, version: version, items: entry.layout.itemCount)
+        case .tooLarge:
+            return fail(.tooLarge, "the layout needs \(entry.layout.byteCount) bytes, more than this worker's store bound of \(store.capacityBytes)")
+        case .stale:
+            return fail(.internal, "the store refused the rebuilt layout")
+        }
+    }
+}
+
+/// A RESTORE on its way from the worker's I/O thread to the pool.
+struct RestoreJob: Sendable {
+    var header: RestoreHeader
+    var bodies: [RequestBody]
+}
+
+/// Where the I/O thread leaves a RESTORE for the pool to pick up: the pool hands its handler only a
+/// body, so a rebuild travels as an empty body whose identity the desk recognises. No client can
+/// forge one: the desk knows the objects the I/O thread made, not their bytes.
+final class RestoreDesk: Sendable {
+    private let jobs = Mutex<[ObjectIdentifier: RestoreJob]>([:])
+    /// How many are waiting, read without the lock on every decode.
+    private let waiting = Atomic<Int>(0)
+
+    /// The body to submit for `job`.
+    func submit(_ job: RestoreJob) -> RequestBody {
+        let body = RequestBody([])
+        jobs.withLock { $0[ObjectIdentifier(body)] = job }
+        waiting.add(1, ordering: .releasing)
+        return body
+    }
+
+    /// The job `body` stands for, taken off the desk; nil for any other body.
+    func take(for body: RequestBody) -> RestoreJob? {
+        guard waiting.load(ordering: .acquiring) > 0 else { return nil }
+        let job = jobs.withLock { $0.removeValue(forKey: ObjectIdentifier(body)) }
+        if job != nil { waiting.subtract(1, ordering: .releasing) }
+        return job
+    }
+
+    /// Forgets a job whose body was never submitted (the pool was full).
+    func withdraw(_ body: RequestBody) {
+        _ = take(for: body)
+    }
+}

@@ -1,0 +1,87 @@
+import Dispatch
+import Foundation
+import LayoutServer
+import LayoutWire
+import Logging
+import ServiceLifecycle
+import Synchronization
+import ZeroMQ
+
+/// `layoutd --role worker --join tcp://HOST:5560`: the single daemon's engine, store and worker pool,
+/// taking requests from a broker instead of a front socket of its own.
+public struct ClusterWorker: Service {
+    public let configuration: ServerConfiguration
+    public let cluster: ClusterConfiguration
+    public let logger: Logger
+
+    public init(configuration: ServerConfiguration, cluster: ClusterConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.cluster = cluster
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let running = try start()
+        logger.info("layoutd worker serving", metadata: [
+            "broker": "\(cluster.joinEndpoint ?? "")", "events": "\(cluster.resolvedJoinEventsEndpoint ?? "")",
+            "worker": "\(cluster.resolvedWorkerID)", "workers": "\(configuration.resolvedWorkers)",
+        ])
+        await withGracefulShutdownHandler {
+            await running.waitUntilStopped()
+        } onGracefulShutdown: {
+            running.requestStop()
+        }
+        logger.info("layoutd worker stopped")
+    }
+
+    /// Builds the store, handler and pool, connects to the broker and serves on a thread of its own.
+    public func start() throws -> RunningNode {
+        let context = try Context()
+        let mailbox = try Mailbox<IOMessage>()
+        let stats = ServerStats()
+        let store = LayoutStore(capacityBytes: configuration.storeCapacityBytes) { change in
+            let event: WireEvent
+            switch change {
+            case let .invalidated(key, version, reason, contentSize):
+                event = EventEncoder.invalidated(layout: key.name, version: version, reason: reason, contentSize: contentSize)
+            case let .batch(key, version, members, contentSize):
+                event = EventEncoder.batch(layout: key.name, version: version, members: members, contentSize: contentSize)
+            }
+            mailbox.post(.event(namespace: "", topic: event.topic, body: event.body))
+        }
+        let handler = RequestHandler(store: store, stats: stats, limits: configuration.inputLimits, startedAt: Date())
+        let restores = RestoreDesk()
+        let jobs = ClusterJobHandler(handler: handler, store: store, stats: stats, limits: configuration.inputLimits, restores: restores)
+        let pool = WorkerPool(workers: configuration.resolvedWorkers, queueCapacity: configuration.queueCapacity, handler: jobs, stats: stats) { reply in
+            mailbox.post(.reply(reply))
+        }
+        let running = RunningNode(stop: { mailbox.post(.shutdown) })
+        let bound = Mutex<Result<String?, ServerFailure>?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let configuration = self.configuration
+        let cluster = self.cluster
+        let logger = self.logger
+        let thread = Thread {
+            do {
+                let link = try WorkerLink(
+                    context: context, configuration: configuration, cluster: cluster, mailbox: mailbox,
+                    pool: pool, store: store, stats: stats, restores: restores, logger: logger
+                )
+                bound.withLock { $0 = .success(link.statsEndpoint) }
+                ready.signal()
+                link.run()
+            } catch {
+                bound.withLock { $0 = .failure(ServerFailure("cannot start the worker: \(error)")) }
+                ready.signal()
+            }
+            context.terminate()
+            running.markStopped()
+        }
+        thread.name = "layoutd-worker-io"
+        thread.start()
+        ready.wait()
+        let statsEndpoint = try bound.withLock { $0 ?? .failure(ServerFailure("the worker did not start")) }.get()
+        running.setEndpoints(front: "", events: "", stats: statsEndpoint ?? "", back: cluster.joinEndpoint ?? "", eventsIn: cluster.resolvedJoinEventsEndpoint ?? "")
+        return running
+    }
+}

@@ -1,0 +1,439 @@
+import Dispatch
+import Foundation
+import LayoutServer
+import LayoutWire
+import Logging
+import ZeroMQ
+
+/// A cluster worker's one I/O thread: the DEALER to the broker (MDP worker side, with Paranoid Pirate
+/// heartbeats and reconnects), the PUB that sends events into the broker's stream, and optionally a
+/// stats ROUTER of its own. Requests go to the same worker pool, handler and store as the single
+/// daemon's; replies and events come back through the mailbox.
+///
+/// Not Sendable: made, run and closed on one thread, like its sockets.
+final class WorkerLink {
+    private let context: Context
+    private let cluster: ClusterConfiguration
+    private let configuration: ServerConfiguration
+    private var dealer: Socket?
+    private let publisher: Socket
+    private let statsSocket: Socket?
+    private let mailbox: Mailbox<IOMessage>
+    private let pool: WorkerPool<ClusterJobHandler>
+    private let store: LayoutStore
+    private let stats: ServerStats
+    private let restores: RestoreDesk
+    private let logger: Logger
+    private let workerID: String
+    private var inbox: [IOMessage] = []
+
+    private let heartbeatNanos: Nanos
+    private let livenessNanos: Nanos
+    private let reconnectNanos: Nanos
+    private let reconnectMaxNanos: Nanos
+    /// When the broker was last heard from.
+    private var lastHeard: Nanos = 0
+    /// The wait before the next reconnect, doubling while reconnects fail.
+    private var backoff: Nanos
+    /// When to connect again while disconnected.
+    private var reconnectAt: Nanos?
+    /// DISCONNECTs received in a row, without any other command between them.
+    private var refusals = 0
+    /// Whether the broker's XSUB has subscribed: until then an event would be dropped, so READY waits.
+    private var eventsSubscribed = false
+    /// A connection made before `eventsSubscribed`, whose READY is still to be sent.
+    private var readyOwed = false
+    private var warnedAboutEvents = false
+    private var dealerPending = false
+    private var dealerDescriptor: Int32?
+
+    let statsEndpoint: String?
+
+    init(
+        context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, mailbox: Mailbox<IOMessage>,
+        pool: WorkerPool<ClusterJobHandler>, store: LayoutStore, stats: ServerStats, restores: RestoreDesk, logger: Logger
+    ) throws {
+        self.context = context
+        self.configuration = configuration
+        self.cluster = cluster
+        self.mailbox = mailbox
+        self.pool = pool
+        self.store = store
+        self.stats = stats
+        self.restores = restores
+        self.logger = logger
+        workerID = cluster.resolvedWorkerID
+        heartbeatNanos = Nanos(cluster.heartbeatMilliseconds) * 1_000_000
+        livenessNanos = heartbeatNanos * Nanos(cluster.liveness)
+        reconnectNanos = Nanos(cluster.reconnectMilliseconds) * 1_000_000
+        reconnectMaxNanos = Nanos(cluster.reconnectMaxMilliseconds) * 1_000_000
+        backoff = reconnectNanos
+        publisher = try Socket(.xpub, in: context)
+        try publisher.set(.sendHighWaterMark, configuration.sendHighWaterMark)
+        try publisher.connect(cluster.resolvedJoinEventsEndpoint ?? "")
+        if let endpoint = cluster.workerStatsEndpoint {
+            let socket = try Socket(.router, in: context)
+            try socket.set(.maxMessageSize, 64 * 1024)
+            try socket.bind(endpoint)
+            statsSocket = socket
+            statsEndpoint = try socket.lastEndpoint
+        } else {
+            statsSocket = nil
+            statsEndpoint = nil
+        }
+    }
+
+    /// Serves until a shutdown: then tells the broker it leaves, answers what was admitted, and closes.
+    func run() {
+        connect()
+        var draining: Nanos?
+        var nextHeartbeat = now() + heartbeatNanos
+        var statsPending = statsSocket != nil
+        let statsDescriptor = try? statsSocket?.get(.fileDescriptor)
+        let publisherDescriptor = try? publisher.get(.fileDescriptor)
+        var publisherPending = true
+        while true {
+            if publisherPending { publisherPending = receiveSubscriptions() }
+            if dealerPending { dealerPending = receiveFromBroker(accepting: draining == nil) }
+            let delivered = deliverMailbox()
+            if delivered.events { publisherPending = true }
+            if delivered.shutdown, draining == nil {
+                draining = now()
+                logger.info("worker shutting down: telling the broker, answering admitted requests")
+                sendToBroker([WorkerCommand.disconnect.frame])
+            }
+            if statsPending { statsPending = answerStats() }
+            let time = now()
+            if let since = draining {
+                if pool.isIdle {
+                    _ = deliverMailbox()
+                    break
+                }
+                if time > since, time - since > Nanos(configuration.shutdownGraceSeconds * 1e9) {
+                    logger.warning("shutdown grace period over with requests unanswered")
+                    break
+                }
+            }
+            if let reconnectAt, time >= reconnectAt {
+                self.reconnectAt = nil
+                connect()
+            }
+            if time >= nextHeartbeat {
+                nextHeartbeat = time + heartbeatNanos
+                if readyOwed, dealer != nil {
+                    // MDP: nothing before READY, and READY waits for the event stream. A broker whose
+                    // events-in endpoint cannot be reached keeps this worker here, saying so.
+                    if time > lastHeard, time - lastHeard > livenessNanos, !warnedAboutEvents {
+                        warnedAboutEvents = true
+                        logger.warning("waiting for the broker's event stream before joining", metadata: ["events": "\(cluster.resolvedJoinEventsEndpoint ?? "")"])
+                    }
+                } else if dealer != nil {
+                    if time > lastHeard, time - lastHeard > livenessNanos {
+                        logger.warning("broker silent for \(cluster.liveness) heartbeats; reconnecting", metadata: ["backoffMillis": "\(backoff / 1_000_000)"])
+                        disconnect(retryAfter: backoff)
+                        backoff = min(backoff * 2, reconnectMaxNanos)
+                    } else {
+                        sendHeartbeat()
+                    }
+                }
+            }
+            let busy = dealerPending || statsPending || publisherPending || !mailbox.prepareToBlock()
+            var deadline = nextHeartbeat
+            if let reconnectAt { deadline = min(deadline, reconnectAt) }
+            let wait: Duration = busy ? .zero : draining != nil ? .milliseconds(20) : .nanoseconds(Int64(deadline > time ? deadline - time : 0))
+            var descriptors: [Int32] = [mailbox.wakeUp.fileDescriptor, publisherDescriptor ?? -1]
+            if let statsDescriptor { descriptors.append(statsDescriptor) }
+            if let dealerDescriptor { descriptors.append(dealerDescriptor) }
+            var poll = DescriptorPoll(descriptors)
+            guard let ready = try? poll.wait(timeout: wait) else { break }
+            if ready.contains(0) { mailbox.wakeUp.drain() }
+            if ready.contains(1) { publisherPending = true }
+            if statsDescriptor != nil, ready.contains(2) { statsPending = true }
+            if dealerDescriptor != nil, ready.contains(descriptors.count - 1) { dealerPending = true }
+        }
+        close()
+    }
+
+    private func now() -> Nanos {
+        DispatchTime.now().uptimeNanoseconds
+    }
+
+    // MARK: The broker connection
+
+    /// A new DEALER to the broker and READY with the layouts this worker keeps (MDP: a fresh socket
+    /// for every conversation, so nothing queued for the old one is delivered on the new).
+    private func connect() {
+        do {
+            let socket = try Socket(.dealer, in: context)
+            try socket.set(.sendHighWaterMark, 0)
+            try socket.set(.receiveHighWaterMark, 0)
+            try socket.connect(cluster.joinEndpoint ?? "")
+            dealer = socket
+            dealerDescriptor = try socket.get(.fileDescriptor)
+            dealerPending = true
+            lastHeard = now()
+            readyOwed = true
+            sendReadyIfSubscribed()
+        } catch {
+            logger.error("cannot connect to the broker", metadata: ["error": "\(error)"])
+            disconnect(retryAfter: backoff)
+        }
+    }
+
+    /// READY, once the broker's event stream listens to this worker.
+    private func sendReadyIfSubscribed() {
+        guard readyOwed, eventsSubscribed, dealer != nil else { return }
+        readyOwed = false
+        lastHeard = now()
+        let usage = pool.usage
+        let keys = store.summaries().map { ReadyInfo.KeyVersion(key: $0.key.name, version: $0.version) }
+        let ready = ReadyInfo(workerID: workerID, credit: usage.threads + configuration.queueCapacity, threads: usage.threads, keys: keys)
+        sendToBroker([WorkerCommand.ready.frame, Array(WorkerProtocol.serviceName.utf8), ready.frame])
+        logger.info("worker joining", metadata: ["broker": "\(cluster.joinEndpoint ?? "")", "worker": "\(workerID)", "keys": "\(keys.count)"])
+    }
+
+    /// Subscription messages on the event XPUB (`0x01 prefix` / `0x00 prefix`): the broker's XSUB
+    /// subscribes to everything when the connection is made. True when it stopped at its bound.
+    private func receiveSubscriptions() -> Bool {
+        for _ in 0..<64 {
+            guard let frame = try? publisher.receiveBytes(flags: .dontWait) else { return false }
+            if frame.first == 1 {
+                eventsSubscribed = true
+                sendReadyIfSubscribed()
+            } else if frame.first == 0 {
+                // The broker's connection went (it restarts): wait for the next one's subscription.
+                eventsSubscribed = false
+            }
+        }
+        return true
+    }
+
+    /// Closes the DEALER; connects again after `delay`.
+    private func disconnect(retryAfter delay: Nanos) {
+        dealer?.close()
+        dealer = nil
+        dealerDescriptor = nil
+        dealerPending = false
+        reconnectAt = now() + delay
+    }
+
+    /// `[empty, MDPW01] + frames` on the DEALER.
+    private func sendToBroker(_ frames: [[UInt8]]) {
+        guard let dealer else { return }
+        _ = try? dealer.send(multipart: [[], WorkerProtocol.header] + frames, flags: .dontWait)
+        // A send may consume the socket's edge-triggered readiness: read before blocking again, or a
+        // message that arrived meanwhile would wait unseen (and the broker look silent).
+        dealerPending = true
+    }
+
+    private func sendHeartbeat() {
+        let usage = pool.usage
+        let kept = store.usage
+        let snapshot = stats.snapshot(pool: usage, store: kept)
+        let load = WorkerLoad(threads: usage.threads, busy: usage.busy, queued: usage.queued, layouts: kept.count, layoutBytes: kept.bytes, itemsPrepared: snapshot.itemsPrepared)
+        sendToBroker([WorkerCommand.heartbeat.frame, load.frame])
+    }
+
+    /// Commands from the broker, a bounded batch at a time; true when it stopped at the bound.
+    private func receiveFromBroker(accepting: Bool) -> Bool {
+        guard let dealer else { return false }
+        for _ in 0..<256 {
+            var head = BrokerMessageHead()
+            let last: Message
+            do {
+                guard var frame = try dealer.receive(flags: .dontWait) else { return false }
+                while frame.more {
+                    frame.withUnsafeBytes { head.read($0) }
+                    guard let next = try dealer.receive(flags: .dontWait) else {
+                        throw ZeroMQError(code: .again, operation: "zmq_msg_recv")
+                    }
+                    frame = next
+                }
+                last = frame
+            } catch {
+                logger.warning("receive from the broker failed", metadata: ["error": "\(error)"])
+                return false
+            }
+            lastHeard = now()
+            guard handle(head, last: last, accepting: accepting) else { return false }
+        }
+        return true
+    }
+
+    /// False when the conversation ended (DISCONNECT).
+    private func handle(_ head: BrokerMessageHead, last: consuming Message, accepting: Bool) -> Bool {
+        var command = head.command
+        if head.count == 2 { command = last.withUnsafeBytes { $0.count == 1 ? WorkerCommand(rawValue: $0[0]) : nil } }
+        guard head.wellFormed, head.count >= 2, let command else {
+            logger.debug("malformed message from the broker ignored")
+            return true
+        }
+        if command != .disconnect {
+            refusals = 0
+            backoff = reconnectNanos
+        }
+        switch command {
+        case .request:
+            guard head.count == 5, let token = head.token, head.delimiterEmpty else { return true }
+            let body = RequestBody(last)
+            if !accepting {
+                reply(token: token, body: WorkerErrorReplies.busy(body, message: "the daemon is shutting down"))
+            } else if !pool.submit(envelope: Envelope([token.frame]), body: body) {
+                stats.recordRequest(op: "unknown", micros: 0, errorCode: "busy")
+                reply(token: token, body: WorkerErrorReplies.busy(body, message: "the request queue is full; retry later"))
+            }
+        case .restore:
+            guard head.count >= 5, let token = head.token, head.delimiterEmpty else { return true }
+            // Frames: header (the first after the delimiter), then the recipe's bodies.
+            var frames = head.extra
+            frames.append(last.bytes)
+            guard let header = frames.first.flatMap(RestoreHeader.init(frame:)) else {
+                reply(token: token, body: RestoreOutcome.failed(code: "internal", message: "malformed RESTORE").body)
+                return true
+            }
+            let job = RestoreJob(header: header, bodies: frames.dropFirst().map { RequestBody($0) })
+            let body = restores.submit(job)
+            if !pool.submit(envelope: Envelope([token.frame]), body: body) {
+                // Nothing changed here: the broker sends it again.
+                restores.withdraw(body)
+                reply(token: token, body: RestoreOutcome.failed(code: "busy", message: "the worker's queue is full").body)
+            }
+        case .release:
+            var keys = head.extra
+            if head.count >= 3 { keys.append(last.bytes) }
+            for key in keys { store.release(LayoutKey(name: String(decoding: key, as: UTF8.self))) }
+        case .heartbeat:
+            break
+        case .disconnect:
+            // The broker ended the conversation (it restarted, or declared this worker dead): start a
+            // new one, at once the first time, then backing off while it keeps refusing.
+            let delay = refusals == 0 ? 0 : backoff
+            if refusals > 0 { backoff = min(backoff * 2, reconnectMaxNanos) }
+            refusals += 1
+            logger.info("broker disconnected this worker; joining again", metadata: ["afterMillis": "\(delay / 1_000_000)"])
+            disconnect(retryAfter: delay)
+            return false
+        case .ready, .reply:
+            logger.debug("worker command from the broker ignored")
+        }
+        return true
+    }
+
+    private func reply(token: RequestToken, body: [UInt8]) {
+        sendToBroker([WorkerCommand.reply.frame, token.frame, [], body])
+    }
+
+    // MARK: Replies, events, stats
+
+    private func deliverMailbox() -> (replies: Bool, events: Bool, shutdown: Bool) {
+        var delivered = (replies: false, events: false, shutdown: false)
+        mailbox.takeAll(into: &inbox)
+        defer { inbox.removeAll(keepingCapacity: true) }
+        for message in inbox {
+            switch message {
+            case .reply(let reply):
+                send(reply)
+                delivered.replies = true
+            case .event(_, let topic, let body):
+                do {
+                    _ = try publisher.send(multipart: [topic, body], flags: .dontWait)
+                    stats.recordEventPublished()
+                    delivered.events = true
+                } catch {
+                    logger.warning("event publish failed", metadata: ["error": "\(error)"])
+                }
+            case .shutdown:
+                delivered.shutdown = true
+            }
+        }
+        if delivered.replies { dealerPending = dealer != nil }
+        return delivered
+    }
+
+    /// REPLY `[empty, MDPW01, 0x03, token, empty, body]`; a large body leaves without a copy. Replies to
+    /// an earlier conversation (before a reconnect) go to the new one, where the broker ignores their
+    /// unknown tokens.
+    private func send(_ reply: OutgoingReply) {
+        guard let dealer else { return }
+        var token: [UInt8] = []
+        _ = try? reply.envelope.forEachFrame { (frame) throws(ZeroMQError) -> Bool in
+            token = Array(frame)
+            return false
+        }
+        do {
+            guard try dealer.send([], flags: [.dontWait, .sendMore]) else { return }
+            try dealer.send(WorkerProtocol.header, flags: .sendMore)
+            try dealer.send(WorkerCommand.reply.frame, flags: .sendMore)
+            try dealer.send(token, flags: .sendMore)
+            try dealer.send([], flags: .sendMore)
+            _ = try reply.body.send(on: dealer, flags: [])
+        } catch {
+            logger.debug("reply not sent", metadata: ["error": "\(error)"])
+        }
+        dealerPending = true
+    }
+
+    private func answerStats() -> Bool {
+        guard let statsSocket else { return false }
+        for _ in 0..<64 {
+            guard let frames = try? statsSocket.receiveMultipart(flags: .dontWait) else { return false }
+            guard frames.count >= 2, let body = frames.last else { continue }
+            let snapshot = stats.snapshot(pool: pool.usage, store: store.usage)
+            let answer: [UInt8]
+            switch StatsRequestKind(body: body) {
+            case .stats:
+                var object = snapshot.jsonObject
+                object["cluster"] = ["role": "worker", "id": workerID, "broker": cluster.joinEndpoint ?? "", "connected": dealer != nil]
+                answer = StatsSnapshot.serialize(object)
+            case .metrics:
+                answer = Array(snapshot.prometheusText().utf8)
+            }
+            _ = try? statsSocket.send(multipart: Array(frames.dropLast()) + [answer], flags: .dontWait)
+        }
+        return true
+    }
+
+    private func close() {
+        // Long enough for the last replies and events to leave for a broker that is there; short, so a
+        // worker whose broker is gone does not wait a second for messages nobody will take.
+        try? publisher.set(.linger, 200)
+        try? dealer?.set(.linger, 200)
+        dealer?.close()
+        publisher.close()
+        statsSocket?.close()
+    }
+}
+
+/// The leading frames of a message from the broker, read in place: `["", "MDPW01", command, …]`.
+struct BrokerMessageHead {
+    private(set) var count = 0
+    private(set) var wellFormed = true
+    private(set) var command: WorkerCommand?
+    private(set) var token: RequestToken?
+    private(set) var delimiterEmpty = false
+    /// Frames after the command other than a REQUEST's or RESTORE's token and delimiter.
+    private(set) var extra: [[UInt8]] = []
+
+    mutating func read(_ frame: UnsafeRawBufferPointer) {
+        switch count {
+        case 0: wellFormed = wellFormed && frame.isEmpty
+        case 1: wellFormed = wellFormed && WorkerProtocol.isHeader(frame)
+        case 2: command = frame.count == 1 ? WorkerCommand(rawValue: frame[0]) : nil
+        case 3 where command == .request || command == .restore: token = RequestToken(frame: frame)
+        case 4 where command == .request || command == .restore: delimiterEmpty = frame.isEmpty
+        default: extra.append(Array(frame))
+        }
+        count += 1
+    }
+}
+
+/// Replies the worker's I/O thread writes itself.
+enum WorkerErrorReplies {
+    /// `busy`, echoing the request's id when it stands in the body's first 64 KiB.
+    static func busy(_ body: RequestBody, message: String) -> [UInt8] {
+        let id = body.withUnsafeBytes { bytes in
+            RequestDecoder.requestID(in: UnsafeRawBufferPointer(rebasing: bytes.prefix(64 * 1024)))
+        }
+        return ReplyEncoder.failure(id: id, error: WireError(.busy, message))
+    }
+}

@@ -1,0 +1,83 @@
+/// The benchmarks, in the order a run prints them.
+enum BenchName: String, CaseIterable, Sendable {
+    /// Small-op round trips through a broker and one worker against a single daemon.
+    case hop
+    /// CPU-bound prepares on two worker processes against one.
+    case scaling
+    /// The broker's cost per request with 64 idle workers registered against one.
+    case idle
+    /// Kill -9 of a worker: time to the first answer on its 10^6-item key, and rebuild throughput.
+    case failover
+}
+
+/// The command line, parsed by hand as layoutd-bench's is.
+struct BenchOptions: Sendable {
+    var quick = false
+    var benches: [BenchName] = BenchName.allCases
+    var showsHelp = false
+
+    static let usage = """
+        usage: cluster-bench [--quick] [--only BENCH[,BENCH…]]
+
+          --quick    small counts: a smoke run
+          --only     run only these benchmarks: \(BenchName.allCases.map(\.rawValue).joined(separator: ", "))
+
+        Runs a single daemon and a broker in this process, and workers as `layoutd --role worker`
+        processes (the layoutd next to this executable) or in this process, all on tcp://127.0.0.1:*;
+        prints one JSON object per line (docs/BENCHMARKS.md, "The cluster"). Build with -c release.
+        """
+
+    struct UsageError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    init(arguments: [String]) throws(UsageError) {
+        var remaining = arguments[...]
+        while let flag = remaining.popFirst() {
+            switch flag {
+            case "--quick":
+                quick = true
+            case "--only":
+                guard let text = remaining.popFirst() else { throw UsageError(description: "--only needs a value") }
+                var chosen: Set<BenchName> = []
+                for name in text.split(separator: ",") {
+                    guard let bench = BenchName(rawValue: String(name)) else { throw UsageError(description: "--only: unknown benchmark \(name)") }
+                    chosen.insert(bench)
+                }
+                benches = BenchName.allCases.filter(chosen.contains)
+            case "--help", "-h":
+                showsHelp = true
+            default:
+                throw UsageError(description: "unknown argument \(flag)")
+            }
+        }
+    }
+}
+
+/// Counts of a run: the full run, or `--quick`.
+struct BenchPlan: Sendable {
+    var rounds: Int
+    var warmUpRoundTrips: Int
+    var sequentialRoundTrips: Int
+    var pipelinedRoundTrips: Int
+    /// Prepares of `scalingItems` items, sent at once, per round of the scaling bench.
+    var scalingKeys: Int
+    var scalingItems: Int
+    var idleWorkers: Int
+    var failoverItems: Int
+    /// The many-keys failover: keys and items per key.
+    var failoverKeys: Int
+    var failoverItemsPerKey: Int
+
+    static let full = BenchPlan(
+        rounds: 3, warmUpRoundTrips: 2_000, sequentialRoundTrips: 10_000, pipelinedRoundTrips: 50_000,
+        scalingKeys: 8, scalingItems: 1_000_000, idleWorkers: 64,
+        failoverItems: 1_000_000, failoverKeys: 200, failoverItemsPerKey: 10_000
+    )
+
+    static let quick = BenchPlan(
+        rounds: 1, warmUpRoundTrips: 100, sequentialRoundTrips: 500, pipelinedRoundTrips: 2_000,
+        scalingKeys: 4, scalingItems: 100_000, idleWorkers: 8,
+        failoverItems: 100_000, failoverKeys: 20, failoverItemsPerKey: 2_000
+    )
+}

@@ -1,0 +1,80 @@
+import Foundation
+import LayoutServer
+import Configuration
+import Testing
+@testable import LayoutCluster
+
+@Suite struct ProtocolFramesTests {
+    @Test func controlFramesRoundTrip() throws {
+        let ready = ReadyInfo(workerID: "w-1", credit: 258, threads: 2, keys: [.init(key: "feed", version: 4), .init(key: "a\"b", version: 1)])
+        #expect(ReadyInfo(frame: ready.frame) == ready)
+        let load = WorkerLoad(threads: 2, busy: 1, queued: 3, layouts: 4, layoutBytes: 5, itemsPrepared: 6)
+        #expect(WorkerLoad(frame: load.frame) == load)
+        let header = RestoreHeader(layout: "feed", version: 7, base: 2)
+        #expect(RestoreHeader(frame: header.frame) == header)
+        for outcome in [RestoreOutcome.restored(layout: "feed", version: 7, items: 10), .failed(code: "too_large", message: "no room")] {
+            #expect(RestoreOutcome(body: outcome.body) == outcome)
+        }
+        let token = RequestToken(0x0102_0304_0506_0708)
+        #expect(token.frame == [8, 7, 6, 5, 4, 3, 2, 1])
+        #expect(RequestToken(frame: token.frame) == token)
+        #expect(RequestToken(frame: [1, 2, 3]) == nil)
+    }
+
+    @Test func malformedControlFramesAreRefused() {
+        #expect(ReadyInfo(frame: Array("{}".utf8)) == nil)
+        #expect(ReadyInfo(frame: Array(#"{"protocol":1,"worker":"w","credit":0,"threads":1,"keys":[]}"#.utf8)) == nil)
+        #expect(RestoreHeader(frame: Array("not json".utf8)) == nil)
+        #expect(RestoreOutcome(body: Array(#"{"ok":true}"#.utf8)) == nil)
+    }
+
+    @Test func commandsKeepTheirMDPNumbers() {
+        #expect(WorkerCommand.allCases.map(\.rawValue) == [0x01, 0x02, 0x03, 0x04, 0x05, 0x81, 0x82])
+        #expect(WorkerProtocol.header == Array("MDPW01".utf8))
+    }
+
+    @Test func clusterSettingsHaveTheirDefaultsAndChecks() throws {
+        let defaults = try ClusterConfiguration.read(ConfigReader(provider: InMemoryProvider(values: [:])))
+        #expect(defaults == ClusterConfiguration())
+        #expect(defaults.role == .single)
+        #expect(defaults.backEndpoint == "tcp://127.0.0.1:5560")
+        #expect(defaults.recipeBytes == 1 << 30)
+
+        let worker = try ClusterConfiguration.read(ConfigReader(provider: InMemoryProvider(values: [
+            "role": "worker", "cluster.join": "tcp://broker.local:5560",
+        ])))
+        #expect(worker.resolvedJoinEventsEndpoint == "tcp://broker.local:5561")
+        #expect(throws: (any Error).self) {
+            try ClusterConfiguration.read(ConfigReader(provider: InMemoryProvider(values: ["role": "worker"])))
+        }
+        #expect(throws: (any Error).self) {
+            try ClusterConfiguration.read(ConfigReader(provider: InMemoryProvider(values: ["role": "conductor"])))
+        }
+        #expect(throws: (any Error).self) {
+            try ClusterConfiguration.read(ConfigReader(provider: InMemoryProvider(values: ["cluster.liveness": 0])))
+        }
+    }
+}
+
+@Suite struct ClusterConfigurationFileTests {
+    @Test func theShippedConfigFileParsesToTheClusterDefaults() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let reader = try await ConfigurationLoader.reader(filePath: root.appendingPathComponent("config/layoutd.yaml").path, environment: [:])
+        #expect(try ClusterConfiguration.read(reader) == ClusterConfiguration())
+    }
+
+    @Test func environmentVariablesNameTheClusterKeys() async throws {
+        let reader = try await ConfigurationLoader.reader(filePath: nil, environment: [
+            "LAYOUTD_ROLE": "worker", "LAYOUTD_CLUSTER_JOIN": "tcp://b:7000", "LAYOUTD_CLUSTER_HEARTBEAT_MILLIS": "250",
+            "LAYOUTD_CLUSTER_RECIPE_BYTES": "1024", "LAYOUTD_CLUSTER_WORKER_ID": "w-7", "LAYOUTD_CLUSTER_EVENTS_IN": "tcp://*:1",
+        ])
+        let cluster = try ClusterConfiguration.read(reader)
+        #expect(cluster.role == .worker)
+        #expect(cluster.joinEndpoint == "tcp://b:7000")
+        #expect(cluster.resolvedJoinEventsEndpoint == "tcp://b:7001")
+        #expect(cluster.heartbeatMilliseconds == 250)
+        #expect(cluster.recipeBytes == 1024)
+        #expect(cluster.resolvedWorkerID == "w-7")
+        #expect(cluster.eventsInEndpoint == "tcp://*:1")
+    }
+}

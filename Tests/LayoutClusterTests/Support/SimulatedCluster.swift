@@ -1,0 +1,194 @@
+import Foundation
+import LayoutServer
+import LayoutWire
+import Logging
+import Testing
+@testable import LayoutCluster
+
+/// A broker core without sockets, with workers that run the real handler, store and RESTORE code
+/// synchronously: orders queue per worker until a test delivers them, so a test decides exactly what is
+/// in flight when a worker dies.
+final class SimulatedCluster: BrokerOutput {
+    struct Sent {
+        var routingID: [UInt8]
+        var order: WorkerOrder
+    }
+
+    private(set) var core: BrokerCore!
+    var replies: [(envelope: [[UInt8]], body: [UInt8])] = []
+    var published: [WireEvent] = []
+    private(set) var workers: [String: SimulatedWorker] = [:]
+    /// Orders sent and not yet delivered, per routing id, in order.
+    private var queued: [[UInt8]: [WorkerOrder]] = [:]
+    private(set) var sent: [Sent] = []
+    var clock: Nanos = 1_000_000_000
+    private var nextClient = 0
+
+    init(recipeBytes: Int = 1 << 30, restoresPerWorker: Int = 2) {
+        var logger = Logger(label: "simulated-broker")
+        logger.logLevel = .critical
+        core = BrokerCore(
+            settings: .init(heartbeatNanos: 1_000_000_000, liveness: 3, recipeBytes: recipeBytes, restoresPerWorker: restoresPerWorker),
+            output: self, logger: logger
+        )
+    }
+
+    // MARK: BrokerOutput
+
+    func reply(to envelope: Envelope, body: HeldBody) { replies.append((envelope.frames, body.array)) }
+    func reply(to envelope: Envelope, bytes: [UInt8]) { replies.append((envelope.frames, bytes)) }
+
+    func send(_ order: WorkerOrder, to routingID: [UInt8]) -> Bool {
+        guard workers.values.contains(where: { $0.routingID == routingID && $0.connected }) else { return false }
+        queued[routingID, default: []].append(order)
+        sent.append(Sent(routingID: routingID, order: order))
+        return true
+    }
+
+    func publish(_ event: WireEvent) { published.append(event) }
+
+    // MARK: Driving
+
+    @discardableResult
+    func join(_ name: String, keys: [ReadyInfo.KeyVersion]? = nil) -> SimulatedWorker {
+        let worker = workers[name] ?? SimulatedWorker(name: name, routingID: Array("id-\(name)".utf8))
+        worker.connected = true
+        workers[name] = worker
+        core.workerReady(routingID: worker.routingID, ready: worker.ready(keys: keys), fileDescriptor: Int32(100 + workers.count), address: "127.0.0.1", now: clock)
+        return worker
+    }
+
+    func record(of name: String) -> WorkerRecord? {
+        workers[name].flatMap { core.byRoutingID[$0.routingID] }
+    }
+
+    /// A client request; returns its envelope (one routing frame).
+    @discardableResult
+    func request(_ body: String) -> [[UInt8]] {
+        nextClient += 1
+        let envelope = [Array("client-\(nextClient)".utf8)]
+        core.clientRequest(envelope: Envelope(envelope), body: HeldBody(Array(body.utf8)), now: clock)
+        return envelope
+    }
+
+    /// Delivers up to `limit` queued orders to `name` and its replies back to the broker; repeats while
+    /// the broker sends more (rebuilds followed by requests).
+    func deliver(to name: String, limit: Int = .max) {
+        guard let worker = workers[name] else { return }
+        var delivered = 0
+        while delivered < limit, var orders = queued[worker.routingID], !orders.isEmpty {
+            let order = orders.removeFirst()
+            queued[worker.routingID] = orders
+            delivered += 1
+            guard let (token, body) = worker.run(order), let record = core.byRoutingID[worker.routingID] else { continue }
+            core.workerReply(from: record, token: token, body: HeldBody(body))
+        }
+    }
+
+    func deliverAll() {
+        var more = true
+        while more {
+            more = false
+            for name in workers.keys.sorted() where !(queued[workers[name]!.routingID] ?? []).isEmpty {
+                deliver(to: name)
+                more = true
+            }
+        }
+    }
+
+    /// The worker's process dies: orders queued for it are lost, and the broker hears the connection drop.
+    func kill(_ name: String) {
+        guard let worker = workers[name], let record = core.byRoutingID[worker.routingID] else { return }
+        worker.connected = false
+        queued[worker.routingID] = []
+        core.connectionDropped(fileDescriptor: record.fileDescriptor ?? -1)
+    }
+
+    func orders(to name: String) -> [WorkerOrder] {
+        guard let worker = workers[name] else { return [] }
+        return queued[worker.routingID] ?? []
+    }
+
+    /// The parsed reply sent to `envelope` (the last one).
+    func reply(for envelope: [[UInt8]]) -> [String: Any]? {
+        guard let body = replies.last(where: { $0.envelope == envelope })?.body else { return nil }
+        return try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+    }
+
+    func replyBytes(for envelope: [[UInt8]]) -> [UInt8]? {
+        replies.last(where: { $0.envelope == envelope })?.body
+    }
+
+    func replyCount(for envelope: [[UInt8]]) -> Int {
+        replies.filter { $0.envelope == envelope }.count
+    }
+}
+
+/// A worker's handler, store and RESTORE code, run synchronously.
+final class SimulatedWorker {
+    let name: String
+    let routingID: [UInt8]
+    let store: LayoutStore
+    let jobs: ClusterJobHandler
+    let restores = RestoreDesk()
+    var connected = true
+
+    init(name: String, routingID: [UInt8]) {
+        self.name = name
+        self.routingID = routingID
+        let store = LayoutStore(capacityBytes: 1 << 30) { _ in }
+        let stats = ServerStats()
+        self.store = store
+        let limits = ServerConfiguration().inputLimits
+        jobs = ClusterJobHandler(handler: RequestHandler(store: store, stats: stats, limits: limits, startedAt: Date()), store: store, stats: stats, limits: limits, restores: restores)
+    }
+
+    func ready(keys: [ReadyInfo.KeyVersion]?) -> ReadyInfo {
+        ReadyInfo(workerID: name, credit: 64, threads: 2, keys: keys ?? store.summaries().map { .init(key: $0.key.name, version: $0.version) })
+    }
+
+    /// Runs one order; the token and reply body for requests and rebuilds.
+    func run(_ order: WorkerOrder) -> (RequestToken, [UInt8])? {
+        switch order {
+        case .request(let token, let body):
+            return (token, execute(RequestBody(body.array)))
+        case .restore(let token, let header, let bodies):
+            let body = restores.submit(RestoreJob(header: header, bodies: bodies.map { RequestBody($0.array) }))
+            return (token, execute(body))
+        case .release(let keys):
+            for key in keys { store.release(LayoutKey(name: key)) }
+            return nil
+        case .heartbeat, .disconnect:
+            return nil
+        }
+    }
+
+    private func execute(_ body: RequestBody) -> [UInt8] {
+        switch jobs.decode(body) {
+        case .reply(let reply): return reply.body.bytes
+        case .run(let job, _): return jobs.execute(job).body.bytes
+        }
+    }
+}
+
+extension WorkerOrder {
+    var isRestore: Bool { if case .restore = self { true } else { false } }
+    var isRequest: Bool { if case .request = self { true } else { false } }
+    var restoreHeader: RestoreHeader? { if case .restore(_, let header, _) = self { header } else { nil } }
+    var releasedKeys: [String]? { if case .release(let keys) = self { keys } else { nil } }
+}
+
+/// A list layout of `count` items with ids, under `key`.
+func prepareBody(_ key: String, count: Int = 50, id: String = "p") -> String {
+    let ids = (0..<count).map { "\"i\($0)\"" }.joined(separator: ",")
+    let heights = (0..<count).map { String(10 + $0 % 7) }.joined(separator: ",")
+    return #"{"v":1,"id":"\#(id)","op":"prepare","layout":"\#(key)","bounds":{"width":320,"height":600},"spec":{"type":"list","spacing":2},"sections":[{"ids":[\#(ids)],"heights":[\#(heights)]}]}"#
+}
+
+func updateBody(_ key: String, insert id: String, at index: Int = 0, requestID: String = "u") -> String {
+    #"{"v":1,"id":"\#(requestID)","op":"update","layout":"\#(key)","updates":[{"insert":[0,\#(index)],"item":{"id":"\#(id)","height":33}}]}"#
+}
+
+func queryBody(_ key: String, id: String = "q") -> String {
+    #"{"v":1,"id":"\#(id)","op":"query","layout":"\#(key)","rect":{"x":0,"y":0,"width":320,"height":100000}}"#
+}
