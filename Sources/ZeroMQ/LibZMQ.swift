@@ -197,12 +197,6 @@ enum LibZMQ {
         return value == -1 ? nil : value
     }
 
-    /// A string property of a received message (`zmq_msg_gets`), such as "Peer-Address".
-    static func messageMetadata(_ message: UnsafeMutablePointer<zmq_msg_t>, _ property: String) -> String? {
-        guard let value = zmq_msg_gets(message, property) else { return nil }
-        return String(cString: value)
-    }
-
     // MARK: Sending and receiving
 
     /// Sends a copy of `bytes`; `false` when the socket would block.

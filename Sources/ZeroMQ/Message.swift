@@ -138,10 +138,4 @@ extension Message {
     public var sourceFileDescriptor: Int32? {
         LibZMQ.messageProperty(raw, ZMQ_SRCFD)
     }
-
-    /// A metadata property of a received message (`zmq_msg_gets`): "Peer-Address" (the peer's IP
-    /// address over tcp), "Socket-Type", "Routing-Id", or one set by a ZAP handler; nil when it has none.
-    public func metadata(_ property: String) -> String? {
-        LibZMQ.messageMetadata(raw, property)
-    }
 }

@@ -238,7 +238,7 @@ final class BrokerLoop {
             _ = receiveMonitorEvents(core)
             core.workerReady(
                 routingID: head.identity, ready: ready, fileDescriptor: last.sourceFileDescriptor,
-                address: last.metadata("Peer-Address") ?? "", now: time
+                address: last.peerAddress ?? "", now: time
             )
         case .disconnect:
             guard let worker = core.heard(from: head.identity, now: time) else { return }
