@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "layoutctl", targets: ["layoutctl"]),
         .executable(name: "layout-bench", targets: ["layout-bench"]),
         .executable(name: "layoutd-bench", targets: ["layoutd-bench"]),
+        .executable(name: "layoutd-soak", targets: ["layoutd-soak"]),
         .library(name: "LayoutEngine", targets: ["LayoutEngine"]),
         .library(name: "LayoutClient", targets: ["LayoutClient"]),
     ],
@@ -75,6 +76,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The load and fault suite (scripts/soak): drives a real layoutd as a child process.
+        .executableTarget(name: "layoutd-soak", dependencies: ["LayoutServer", "LayoutTestKit", "ZeroMQ"]),
         .testTarget(name: "LayoutEngineTests", dependencies: ["LayoutEngine", "LayoutTestKit"]),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "LayoutWireTests", dependencies: ["LayoutWire", "LayoutEngine", "LayoutTestKit"]),

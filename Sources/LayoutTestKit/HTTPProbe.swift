@@ -30,7 +30,8 @@ public enum HTTPProbe {
     }
 
     /// Sends `request` as it is and reads until the server closes: for malformed requests too.
-    public static func exchange(host: String, port: UInt16, timeoutSeconds: Int = 5, request: String) throws(Failure) -> [UInt8] {
+    /// With `readsReply` false it closes as soon as the bytes are sent (a peer that hangs up).
+    public static func exchange(host: String, port: UInt16, timeoutSeconds: Int = 5, request: String, readsReply: Bool = true) throws(Failure) -> [UInt8] {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         defer { close(fd) }
@@ -54,6 +55,7 @@ public enum HTTPProbe {
             guard n > 0 else { throw Failure(description: "send: errno \(errno)") }
             sent += n
         }
+        guard readsReply else { return [] }
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {

@@ -76,6 +76,25 @@ import Testing
         #expect(Set(socketText.types.keys) == Set(after.types.keys))
     }
 
+    /// Every metric the Grafana dashboard in deploy/ queries is one the daemon exports.
+    @Test func theDashboardQueriesOnlyExportedMetrics() throws {
+        let (daemon, address) = try daemonWithHTTP()
+        #expect(try daemon.call(#"{"v":1,"id":1,"op":"ping"}"#).ok)
+        #expect(try daemon.call("not json").errorCode == "invalid_json")
+        let exported = try PrometheusText(try HTTPProbe.request("GET", "/metrics", at: address))
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let dashboard = try String(contentsOf: root.appendingPathComponent("deploy/grafana/layoutd.json"), encoding: .utf8)
+        let pattern = try NSRegularExpression(pattern: #"\b(layoutd_[a-z_]+|process_[a-z_]+)"#)
+        let names = Set(pattern.matches(in: dashboard, range: NSRange(dashboard.startIndex..., in: dashboard)).compactMap {
+            Range($0.range, in: dashboard).map { String(dashboard[$0]) }
+        })
+        #expect(names.count > 10)
+        for name in names {
+            let family = ["_bucket", "_sum", "_count"].reduce(name) { $0.hasSuffix($1) ? String($0.dropLast($1.count)) : $0 }
+            #expect(exported.types[family] != nil, "the dashboard queries \(name), which /metrics does not export")
+        }
+    }
+
     @Test func readinessFailsDuringShutdownAndTheListenerCloses() throws {
         let (daemon, address) = try daemonWithHTTP()
         let dealer = try daemon.dealer()
