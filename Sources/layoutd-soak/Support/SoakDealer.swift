@@ -72,8 +72,13 @@ struct ReplyHead: Sendable {
         code = nil
         wellFormed = false
         guard cursor.skip(#"{"v":1,"id":"#) else { return }
-        if let number = cursor.integer() {
-            id = number
+        if cursor.peek == UInt8(ascii: "-") || cursor.peek.map({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) == true {
+            // Any number an id may be; only a plain integer is one of the suite's own.
+            let start = cursor.offset
+            let number = cursor.integer()
+            let end = cursor.offset
+            cursor.skipNumberRest()
+            id = cursor.offset == end && start != end ? number : nil
         } else if cursor.skip("null") {
         } else if !cursor.skipString() {
             return
@@ -108,6 +113,14 @@ private struct ByteCursor {
         for (index, byte) in pattern.enumerated() where bytes[offset + index] != byte { return false }
         offset += pattern.count
         return true
+    }
+
+    var peek: UInt8? { offset < bytes.count ? bytes[offset] : nil }
+
+    /// Skips what is left of a JSON number (sign, fraction, exponent).
+    mutating func skipNumberRest() {
+        let numberBytes = Array("+-0123456789.eE".utf8)
+        while offset < bytes.count, numberBytes.contains(bytes[offset]) { offset += 1 }
     }
 
     mutating func integer() -> Int? {

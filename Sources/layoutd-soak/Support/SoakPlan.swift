@@ -6,7 +6,6 @@ struct SoakPlan: Sendable {
     var mixedLayoutItems: Int
     // slow-subscriber
     var events: Int
-    var pingsPerPhase: Int
     // overload
     var overloadClients: Int
     var overloadRequestsPerClient: Int
@@ -23,7 +22,7 @@ struct SoakPlan: Sendable {
 
     static let full = SoakPlan(
         mixedClients: 64, mixedRequestsPerClient: 2_000, mixedLayoutItems: 100_000,
-        events: 100_000, pingsPerPhase: 2_000,
+        events: 100_000,
         overloadClients: 8, overloadRequestsPerClient: 8, overloadItems: 1_000_000,
         sigtermClients: 8, sigtermPrepareItems: 4_000_000,
         mutatedBodies: 100_000,
@@ -32,9 +31,9 @@ struct SoakPlan: Sendable {
 
     static let small = SoakPlan(
         mixedClients: 16, mixedRequestsPerClient: 200, mixedLayoutItems: 100_000,
-        events: 10_000, pingsPerPhase: 500,
+        events: 20_000,
         overloadClients: 4, overloadRequestsPerClient: 4, overloadItems: 1_000_000,
-        sigtermClients: 8, sigtermPrepareItems: 1_000_000,
+        sigtermClients: 8, sigtermPrepareItems: 2_000_000,
         mutatedBodies: 5_000,
         connections: 200, subscriberSockets: 50, statsGarbageMessages: 300
     )

@@ -34,7 +34,9 @@ struct SigtermDrain {
         let big = BackgroundThread(name: "big") { () -> ReplyHead? in
             guard let dealer = try? SoakDealer(endpoint: front, context: context, receiveTimeoutMilliseconds: Int32(Self.graceSeconds * 1000) + 30_000) else { return nil }
             defer { dealer.close() }
-            guard (try? dealer.send(Bodies.mosaic(id: 7, key: "big", count: plan.sigtermPrepareItems))) != nil else { return nil }
+            // Every height spelled out: a body of megabytes to decode before the layout, so the job is
+            // still running when the signal comes.
+            guard (try? dealer.send(Bodies.list(id: 7, key: "big", count: plan.sigtermPrepareItems))) != nil else { return nil }
             let reply = (try? dealer.receive()) ?? nil
             bigAnswered.set()
             return reply
@@ -50,7 +52,7 @@ struct SigtermDrain {
                 Self.send(index: index, endpoint: front, context: context, daemonExited: exited)
             }
         }
-        Thread.sleep(forTimeInterval: 0.1)
+        Thread.sleep(forTimeInterval: 0.02)
         let runningAtSignal = !bigAnswered.isSet
         let signalled = ContinuousClock.now
         let status = daemon.terminate(waitingUpTo: .seconds(Self.graceSeconds + 15))

@@ -6,7 +6,7 @@ import ZeroMQ
 
 /// Events published fast, twice: once with only a reading subscriber, once with a second subscriber that
 /// never reads. A ping client measures the front's latency in both phases; the reading subscriber (small
-/// queue, pausing now and then so that it falls behind) must account for every event it missed by the
+/// queues, pausing now and then so that it falls behind) must account for every event it missed by the
 /// gaps in the versions it saw.
 struct SlowSubscriber {
     let plan: SoakPlan
@@ -31,7 +31,8 @@ struct SlowSubscriber {
     }
 
     func run(into report: inout TestReport) throws {
-        let daemon = try ChildDaemon(executable: executable)
+        // Queues of 1,000 messages per peer (10,000 by default), so that the reader's pauses overflow them.
+        let daemon = try ChildDaemon(executable: executable, settings: ["LAYOUTD_SEND_HIGH_WATER_MARK": "1000"])
         let context = self.context
         let stopReading = Flag()
         let events = daemon.events
@@ -65,6 +66,8 @@ struct SlowSubscriber {
         let daemonCount = Int(try daemon.metric("layoutd_events_published_total"))
 
         report.add("eventsPublished", published)
+        report.add("eventsPerSecondWithout", figure: without.eventsPerSecond)
+        report.add("eventsPerSecondWithStalled", figure: with.eventsPerSecond)
         report.add("daemonEventsPublished", daemonCount)
         report.add("received", read.received)
         report.add("gapsDetected", read.missing)
@@ -96,7 +99,7 @@ struct SlowSubscriber {
     }
 
     /// Publishers make `events` events while a client pings.
-    private func phase(_ daemon: ChildDaemon, events: Int, round: Int) throws -> (publishers: [PublisherResult], pings: LatencySummary, lost: Int) {
+    private func phase(_ daemon: ChildDaemon, events: Int, round: Int) throws -> (publishers: [PublisherResult], pings: LatencySummary, lost: Int, eventsPerSecond: Double) {
         let done = Flag()
         let context = self.context
         let front = daemon.front
@@ -119,18 +122,18 @@ struct SlowSubscriber {
                     answered = reply.id == id
                 }
                 if answered { latencies.append(Double(DispatchTime.now().uptimeNanoseconds - sent) / 1000) }
-                // A steady probe rather than a flood: about 2,000 a second at most.
-                Thread.sleep(forTimeInterval: 0.0005)
             }
             return (latencies, lost)
         }
         let perPublisher = events / Self.publishers + Self.keysPerPublisher
+        let started = ContinuousClock.now
         let publishers = concurrently(Self.publishers, name: "publisher") { index in
             Self.publish(index: index, round: round, count: perPublisher, endpoint: front, context: context)
         }
+        let seconds = (ContinuousClock.now - started).seconds
         done.set()
         let pings = pinger.join() ?? ([], 1)
-        return (publishers, LatencySummary(pings.latencies), pings.lost)
+        return (publishers, LatencySummary(pings.latencies), pings.lost, Double(events) / seconds)
     }
 
     /// `count` prepares of tiny layouts over this publisher's keys, 64 in flight.
@@ -164,14 +167,16 @@ struct SlowSubscriber {
         return result
     }
 
-    /// Reads `invalidated:` events with a queue of 1,000 messages, pausing 20 ms every 5,000 events so it
-    /// falls behind, and counts the versions it missed.
+    /// Reads `invalidated:` events with a queue of 100 messages and a 4 KiB socket buffer, pausing 300 ms every 1,000 events so it
+    /// falls behind (and ZeroMQ drops events for it), and counts the versions it missed.
     private static func read(endpoint: String, context: Context, until stop: Flag) -> ReaderResult {
         var result = ReaderResult()
         guard let socket = try? Socket(.sub, in: context) else { return result }
         defer { socket.close() }
         do {
-            try socket.set(.receiveHighWaterMark, 1_000)
+            try socket.set(.receiveHighWaterMark, 100)
+            // A small kernel buffer too, or the TCP connection alone would hold thousands of events.
+            try socket.set(.receiveBufferSize, 4096)
             try socket.set(.receiveTimeout, 100)
             try socket.subscribe("invalidated:")
             try socket.connect(endpoint)
@@ -191,7 +196,7 @@ struct SlowSubscriber {
                     result.notIncreasing += 1
                 }
                 result.received += 1
-                if result.received % 5_000 == 0 { Thread.sleep(forTimeInterval: 0.02) }
+                if result.received % 1_000 == 0 { Thread.sleep(forTimeInterval: 0.3) }
             }
         } catch {
             return result
