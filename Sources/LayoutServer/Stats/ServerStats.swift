@@ -1,5 +1,5 @@
-import CoreMetrics
 import Histogram
+import Prometheus
 import Synchronization
 
 /// What the daemon has done since it started: the numbers behind the stats socket.
@@ -10,12 +10,12 @@ public final class ServerStats: Sendable {
         var count = 0
         // 1 µs .. 1 h at 3 significant digits.
         var latencies = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
-        /// The same latencies in the Prometheus histogram's buckets.
-        let timer: CoreMetrics.Timer
+        /// The same latencies in the Prometheus histogram's buckets, in seconds.
+        let histogram: ValueHistogram
 
-        init(op: String, timer: CoreMetrics.Timer) {
+        init(op: String, histogram: ValueHistogram) {
             self.op = op
-            self.timer = timer
+            self.histogram = histogram
         }
     }
 
@@ -40,22 +40,22 @@ public final class ServerStats: Sendable {
 
     /// Records one answered request: its op (`unknown` when it had none), latency and error code.
     public func recordRequest(op: String, micros: UInt64, errorCode: String?) {
-        let timer = state.withLock { state in
+        let histogram = state.withLock { state in
             if let errorCode { state.errors[errorCode, default: 0] += 1 }
             let index: Int
             if let found = state.ops.firstIndex(where: { $0.op == op }) {
                 index = found
             } else {
-                state.ops.append(OpRecord(op: op, timer: metrics.requestTimer(op: op)))
+                state.ops.append(OpRecord(op: op, histogram: metrics.requestHistogram(op: op)))
                 index = state.ops.count - 1
             }
             // In place: a copy of the histogram would copy its ~190 KB of counts.
             state.ops[index].count += 1
             _ = state.ops[index].latencies.record(min(micros, 3_600_000_000))
-            return state.ops[index].timer
+            return state.ops[index].histogram
         }
         // Outside the lock: the histogram has a lock of its own.
-        timer.recordMicroseconds(micros)
+        histogram.record(Double(micros) / 1_000_000)
     }
 
     public func recordItemsPrepared(_ count: Int) {
