@@ -33,7 +33,7 @@ struct SoakPlan: Sendable {
         mixedClients: 16, mixedRequestsPerClient: 200, mixedLayoutItems: 100_000,
         events: 20_000,
         overloadClients: 4, overloadRequestsPerClient: 4, overloadItems: 1_000_000,
-        sigtermClients: 8, sigtermPrepareItems: 2_000_000,
+        sigtermClients: 8, sigtermPrepareItems: 4_000_000,
         mutatedBodies: 5_000,
         connections: 200, subscriberSockets: 50, statsGarbageMessages: 300
     )

@@ -87,7 +87,10 @@ struct MutatedBodies {
         report.expect(all.unexpected.isEmpty, "untyped or unexpected replies: \(all.unexpected.prefix(3))")
         report.expect(ping?.ok == true, "no ping after the bodies")
         let lastRoundGrowth = (resident.last ?? 0) - resident[Self.rounds - 1]
-        report.expect(lastRoundGrowth <= Self.lastRoundGrowthBound, "resident memory grew by \(lastRoundGrowth >> 20) MiB over the last round")
+        // Only a round of thousands of bodies says anything about a leak; a small one is noise of the heap.
+        if perClient * Self.clients >= 10_000 {
+            report.expect(lastRoundGrowth <= Self.lastRoundGrowthBound, "resident memory grew by \(lastRoundGrowth >> 20) MiB over the last round")
+        }
         let status = daemon.terminate(waitingUpTo: .seconds(30))
         report.expect(status == 0, "layoutd exited with \(status.map(String.init) ?? "no exit") after SIGTERM")
     }
