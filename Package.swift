@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "layout-bench", targets: ["layout-bench"]),
         .executable(name: "layoutd-bench", targets: ["layoutd-bench"]),
         .executable(name: "cluster-bench", targets: ["cluster-bench"]),
+        .executable(name: "layoutd-soak", targets: ["layoutd-soak"]),
         .library(name: "LayoutEngine", targets: ["LayoutEngine"]),
         .library(name: "LayoutClient", targets: ["LayoutClient"]),
         // For the fuzzer (Fuzz/), a separate package so that its sanitizer build stays out of this one.
@@ -21,6 +22,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [.defaults, "YAML"]),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        // The operations HTTP listener (/metrics, /healthz, /readyz) and its Prometheus exposition.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -52,6 +57,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .target(
@@ -95,6 +105,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The load and fault suite (scripts/soak): drives a real layoutd as a child process.
+        .executableTarget(name: "layoutd-soak", dependencies: ["LayoutServer", "LayoutTestKit", "ZeroMQ"]),
         .testTarget(
             name: "LayoutEngineTests",
             // LayoutWire reads the fixtures' inputs, which are wire layout inputs (Fixtures/layouts/README.md);

@@ -27,7 +27,7 @@ public struct LayoutDaemon: Service {
         let running = try start()
         logger.info("layoutd serving", metadata: [
             "front": "\(running.frontEndpoint)", "events": "\(running.eventsEndpoint)", "stats": "\(running.statsEndpoint)",
-            "workers": "\(configuration.resolvedWorkers)",
+            "http": "\(running.httpAddress ?? "off")", "workers": "\(configuration.resolvedWorkers)",
         ])
         let logger = self.logger
         await withTaskGroup(of: Void.self) { group in
@@ -44,8 +44,16 @@ public struct LayoutDaemon: Service {
         logger.info("layoutd stopped")
     }
 
-    /// Binds the sockets and starts serving on a thread of its own; returns once the sockets are bound.
+    /// Binds the sockets (and the HTTP listener, when configured) and starts serving on a thread of its
+    /// own; returns once they are bound.
     public func start() throws -> RunningDaemon {
+        var httpAddress: OperationsAddress?
+        if !configuration.httpAddress.isEmpty {
+            guard let parsed = OperationsAddress(parsing: configuration.httpAddress) else {
+                throw ServerError("http: not host:port: \(configuration.httpAddress)")
+            }
+            httpAddress = parsed
+        }
         let stats = ServerStats()
         let access = try makeAccessControl(stats: stats)
         let context = try Context()
@@ -71,7 +79,11 @@ public struct LayoutDaemon: Service {
         let pool = WorkerPool(workers: configuration.resolvedWorkers, queueCapacity: configuration.queueCapacity, handler: handler, stats: stats) { reply in
             mailbox.post(.reply(reply))
         }
-        let running = RunningDaemon(mailbox: mailbox, access: access)
+        let exposition: @Sendable () -> [UInt8] = {
+            stats.metrics.exposition(of: stats.snapshot(pool: pool.usage, store: store.usage), process: ProcessUsage.current())
+        }
+        let health = DaemonHealth()
+        let running = RunningDaemon(mailbox: mailbox, access: access, health: health)
         let bound = BindResult()
         let configuration = self.configuration
         let logger = self.logger
@@ -82,14 +94,14 @@ public struct LayoutDaemon: Service {
                     context: context, configuration: configuration, mailbox: mailbox, stats: stats, logger: logger,
                     submit: { envelope, body in pool.submit(envelope: envelope, body: body) },
                     statsAnswer: { kind in
-                        let snapshot = stats.snapshot(pool: pool.usage, store: store.usage)
                         switch kind {
-                        case .stats: return snapshot.jsonBytes()
-                        case .metrics: return Array(snapshot.prometheusText().utf8)
+                        case .stats: return stats.snapshot(pool: pool.usage, store: store.usage).jsonBytes()
+                        case .metrics: return exposition()
                         }
                     },
                     isIdle: { pool.isIdle },
-                    access: access
+                    access: access,
+                    health: health
                 )
             } catch {
                 bound.set(.failure(ServerError("cannot bind: \(error)")))
@@ -97,6 +109,7 @@ public struct LayoutDaemon: Service {
                 running.markStopped()
                 return
             }
+            health.advance(to: .serving)
             bound.set(.success((loop.frontEndpoint, loop.eventsEndpoint, loop.statsEndpoint)))
             loop.run()
             context.terminate()
@@ -106,6 +119,14 @@ public struct LayoutDaemon: Service {
         thread.start()
         let endpoints = try bound.wait().get()
         running.setEndpoints(front: endpoints.0, events: endpoints.1, stats: endpoints.2)
+        if let httpAddress {
+            do {
+                running.attach(try OperationsServer(address: httpAddress, routes: OperationsRoutes(health: health, metrics: exposition)))
+            } catch {
+                running.stop()
+                throw ServerError("cannot bind http \(httpAddress): \(error)")
+            }
+        }
         return running
     }
 }
@@ -117,10 +138,15 @@ public final class RunningDaemon: Sendable {
     private let endpoints = Mutex((front: "", events: "", stats: ""))
     /// With CURVE, the keys and the allow-list; nil without CURVE.
     let access: AccessControl?
+    /// The HTTP listener; closed once the sockets are, so `/readyz` answers 503 for the whole drain.
+    private let http = Mutex<(server: OperationsServer?, stopped: Bool)>((nil, false))
+    /// What `/healthz` and `/readyz` answer from.
+    public let health: DaemonHealth
 
-    init(mailbox: Mailbox<IOMessage>, access: AccessControl?) {
+    init(mailbox: Mailbox<IOMessage>, access: AccessControl?, health: DaemonHealth) {
         self.mailbox = mailbox
         self.access = access
+        self.health = health
         stopped.enter()
     }
 
@@ -130,15 +156,38 @@ public final class RunningDaemon: Sendable {
     public var frontEndpoint: String { endpoints.withLock { $0.front } }
     public var eventsEndpoint: String { endpoints.withLock { $0.events } }
     public var statsEndpoint: String { endpoints.withLock { $0.stats } }
+    /// The HTTP listener's bound `host:port` (its port resolved); nil when `http` is empty.
+    public var httpAddress: String? { http.withLock { $0.server?.boundAddress.description } }
 
     func setEndpoints(front: String, events: String, stats: String) {
         endpoints.withLock { $0 = (front, events, stats) }
     }
 
-    func markStopped() { stopped.leave() }
+    /// Keeps the HTTP listener until the daemon stops (closing it at once if it already has).
+    func attach(_ server: OperationsServer) {
+        let lateForStop = http.withLock { state in
+            if !state.stopped { state.server = server }
+            return state.stopped
+        }
+        if lateForStop { server.close() }
+    }
+
+    /// On the I/O thread, once its sockets are closed.
+    func markStopped() {
+        health.advance(to: .stopped)
+        let server = http.withLock { state in
+            state.stopped = true
+            return state.server
+        }
+        server?.close()
+        stopped.leave()
+    }
 
     /// Stops accepting, answers admitted requests, then stops (asynchronously).
-    public func requestStop() { mailbox.post(.shutdown) }
+    public func requestStop() {
+        health.advance(to: .draining)
+        mailbox.post(.shutdown)
+    }
 
     /// Returns when the daemon has stopped and its sockets are closed.
     public func waitUntilStopped() async {

@@ -12,6 +12,8 @@ public enum BenchValue: Sendable {
     case bool(Bool)
     case null
     case object(KeyValuePairs<String, BenchValue>)
+    /// An object whose fields are only known at run time, in this order.
+    case fields([(String, BenchValue)])
 
     /// A measured figure, kept to four significant digits so lines stay readable; nil or non-finite is `null`.
     public static func figure(_ value: Double?) -> BenchValue {
@@ -33,6 +35,8 @@ public enum BenchValue: Sendable {
         case .null: return "null"
         case .object(let fields):
             return "{" + fields.map { "\(Self.quoted($0.key)):\($0.value.encoded)" }.joined(separator: ",") + "}"
+        case .fields(let fields):
+            return "{" + fields.map { "\(Self.quoted($0.0)):\($0.1.encoded)" }.joined(separator: ",") + "}"
         }
     }
 

@@ -14,6 +14,9 @@ extension SocketOption where Value == Int32 {
     /// `ZMQ_SNDTIMEO` (C `int`, milliseconds): how long a blocking send waits before returning `false`;
     /// -1 forever.
     public static var sendTimeout: Self { .init(code: ZMQ_SNDTIMEO, codec: .int32) }
+    /// `ZMQ_RCVBUF` (C `int`, bytes): the kernel receive buffer of the socket's connections (SO_RCVBUF);
+    /// -1 leaves the system's default.
+    public static var receiveBufferSize: Self { .init(code: ZMQ_RCVBUF, codec: .int32) }
 }
 
 extension SocketOption where Value == Int64 {

@@ -26,6 +26,9 @@ struct LayoutdCommand: AsyncParsableCommand {
     @Option(help: "Stats endpoint, e.g. tcp://127.0.0.1:5557.")
     var stats: String?
 
+    @Option(help: "Operations HTTP listener (/metrics, /healthz, /readyz), host:port; \"\" for none.")
+    var http: String?
+
     @Option(help: "Jobs run at once (0: one per core).")
     var workers: Int?
 
@@ -73,6 +76,7 @@ struct LayoutdCommand: AsyncParsableCommand {
         if let front { overrides["front"] = .init(.string(front), isSecret: false) }
         if let events { overrides["events"] = .init(.string(events), isSecret: false) }
         if let stats { overrides["stats"] = .init(.string(stats), isSecret: false) }
+        if let http { overrides["http"] = .init(.string(http), isSecret: false) }
         if let workers { overrides["workers"] = .init(.int(workers), isSecret: false) }
         if let queue { overrides["queue"] = .init(.int(queue), isSecret: false) }
         if let maxItems { overrides["limits.maxItems"] = .init(.int(maxItems), isSecret: false) }

@@ -71,6 +71,6 @@ import ZeroMQ
         #expect((latency["p50"] as? Int ?? -1) >= 0 && (latency["max"] as? Int ?? -1) >= (latency["p50"] as? Int ?? 0))
         let metrics = try daemon.metrics()
         #expect(metrics.contains("layoutd_requests_total{op=\"ping\"} 3"))
-        #expect(metrics.contains("# TYPE layoutd_latency_microseconds summary"))
+        #expect(metrics.contains("# TYPE layoutd_latency_microseconds gauge"))
     }
 }

@@ -10,7 +10,7 @@ import ZeroMQ
         process.executableURL = try layoutdExecutable()
         process.arguments = [
             "--front", "tcp://127.0.0.1:\(ports[0])", "--events", "tcp://127.0.0.1:\(ports[1])",
-            "--stats", "tcp://127.0.0.1:\(ports[2])", "--log-level", "warning",
+            "--stats", "tcp://127.0.0.1:\(ports[2])", "--http", "", "--log-level", "warning",
         ]
         process.standardOutput = FileHandle.nullDevice
         try process.run()

@@ -8,6 +8,7 @@ import Glibc
 ///
 /// Keys (file / environment):
 /// - `front` / `LAYOUTD_FRONT`, `events` / `LAYOUTD_EVENTS`, `stats` / `LAYOUTD_STATS`: endpoints
+/// - `http` / `LAYOUTD_HTTP`: the operations HTTP listener, `host:port`; empty for none
 /// - `workers` / `LAYOUTD_WORKERS`, `queue` / `LAYOUTD_QUEUE`
 /// - `limits.maxItems` / `LAYOUTD_LIMITS_MAX_ITEMS`, `limits.maxSections` / `LAYOUTD_LIMITS_MAX_SECTIONS`,
 ///   `limits.maxMessageBytes` / `LAYOUTD_LIMITS_MAX_MESSAGE_BYTES`,
@@ -51,6 +52,10 @@ public enum ConfigurationLoader {
         c.frontEndpoint = config.string(forKey: "front", default: c.frontEndpoint)
         c.eventsEndpoint = config.string(forKey: "events", default: c.eventsEndpoint)
         c.statsEndpoint = config.string(forKey: "stats", default: c.statsEndpoint)
+        c.httpAddress = config.string(forKey: "http", default: c.httpAddress)
+        guard c.httpAddress.isEmpty || OperationsAddress(parsing: c.httpAddress) != nil else {
+            throw ConfigurationError(key: "http", message: "must be host:port (an IPv6 host in brackets) or empty, not \"\(c.httpAddress)\"")
+        }
         c.workers = try nonNegative(config.int(forKey: "workers", default: c.workers), "workers")
         c.queueCapacity = try nonNegative(config.int(forKey: "queue", default: c.queueCapacity), "queue")
         c.maxItems = try nonNegative(config.int(forKey: "limits.maxItems", default: c.maxItems), "limits.maxItems")

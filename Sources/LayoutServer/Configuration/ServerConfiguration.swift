@@ -11,6 +11,8 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var eventsEndpoint = "tcp://127.0.0.1:5556"
     /// The ROUTER that answers `stats` and `metrics` (`stats`).
     public var statsEndpoint = "tcp://127.0.0.1:5557"
+    /// The operations HTTP listener, `host:port` (`http`): `/metrics`, `/healthz`, `/readyz`. Empty: none.
+    public var httpAddress = "127.0.0.1:5558"
     /// Jobs run at once (`workers`); 0 means one per CPU core.
     public var workers = 0
     /// Jobs admitted beyond the running ones before the daemon answers `busy` (`queue`).

@@ -14,6 +14,7 @@ final class IOLoop {
     private let submit: (Envelope, RequestBody) -> Bool
     private let statsAnswer: (StatsRequestKind) -> [UInt8]
     private let isIdle: () -> Bool
+    private let health: DaemonHealth
     private let stats: ServerStats
     private let logger: Logger
     private let graceSeconds: Double
@@ -36,7 +37,8 @@ final class IOLoop {
         submit: @escaping (Envelope, RequestBody) -> Bool,
         statsAnswer: @escaping (StatsRequestKind) -> [UInt8],
         isIdle: @escaping () -> Bool,
-        access: AccessControl? = nil
+        access: AccessControl? = nil,
+        health: DaemonHealth = DaemonHealth()
     ) throws {
         front = try Socket(.router, in: context)
         statsSocket = try Socket(.router, in: context)
@@ -61,6 +63,7 @@ final class IOLoop {
         self.submit = submit
         self.statsAnswer = statsAnswer
         self.isIdle = isIdle
+        self.health = health
         self.stats = stats
         self.logger = logger
         self.graceSeconds = configuration.shutdownGraceSeconds
@@ -91,6 +94,7 @@ final class IOLoop {
         var drainingSince: ContinuousClock.Instant?
 
         while true {
+            health.notePass()
             if frontPending { frontPending = receiveRequests(accepting: drainingSince == nil) }
             // Every pass sends what the workers have posted, woken for it or not: the replies to a
             // batch of requests leave together.

@@ -1,4 +1,5 @@
 import Histogram
+import Prometheus
 import Synchronization
 
 /// What the daemon has done since it started: the numbers behind the stats socket.
@@ -9,8 +10,13 @@ public final class ServerStats: Sendable {
         var count = 0
         // 1 µs .. 1 h at 3 significant digits.
         var latencies = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+        /// The same latencies in the Prometheus histogram's buckets, in seconds.
+        let histogram: ValueHistogram
 
-        init(op: String) { self.op = op }
+        init(op: String, histogram: ValueHistogram) {
+            self.op = op
+            self.histogram = histogram
+        }
     }
 
     private struct State: ~Copyable {
@@ -26,24 +32,31 @@ public final class ServerStats: Sendable {
 
     private let state = Mutex(State())
     private let startedAt = ContinuousClock.now
+    /// The Prometheus form of these numbers (`metrics` on the stats socket, HTTP `/metrics`).
+    public let metrics: DaemonMetrics
 
-    public init() {}
+    public init(metrics: DaemonMetrics = DaemonMetrics()) {
+        self.metrics = metrics
+    }
 
     /// Records one answered request: its op (`unknown` when it had none), latency and error code.
     public func recordRequest(op: String, micros: UInt64, errorCode: String?) {
-        state.withLock { state in
+        let histogram = state.withLock { state in
             if let errorCode { state.errors[errorCode, default: 0] += 1 }
             let index: Int
             if let found = state.ops.firstIndex(where: { $0.op == op }) {
                 index = found
             } else {
-                state.ops.append(OpRecord(op: op))
+                state.ops.append(OpRecord(op: op, histogram: metrics.requestHistogram(op: op)))
                 index = state.ops.count - 1
             }
             // In place: a copy of the histogram would copy its ~190 KB of counts.
             state.ops[index].count += 1
             _ = state.ops[index].latencies.record(min(micros, 3_600_000_000))
+            return state.ops[index].histogram
         }
+        // Outside the lock: the histogram has a lock of its own.
+        histogram.record(Double(micros) / 1_000_000)
     }
 
     public func recordItemsPrepared(_ count: Int) {

@@ -45,6 +45,8 @@ final class TestDaemon {
         configuration.frontEndpoint = "tcp://127.0.0.1:*"
         configuration.eventsEndpoint = "tcp://127.0.0.1:*"
         configuration.statsEndpoint = "tcp://127.0.0.1:*"
+        // Off unless a test turns it on (port 0): a fixed port would collide between tests.
+        configuration.httpAddress = ""
         configuration.workers = 2
         configure(&configuration)
         var logger = Logger(label: "layoutd-test")
