@@ -16,9 +16,7 @@ struct KeptLayoutTests {
 
         init(configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
             var configuration = ServerConfiguration()
-            configuration.frontEndpoint = "tcp://127.0.0.1:*"
-            configuration.eventsEndpoint = "tcp://127.0.0.1:*"
-            configuration.statsEndpoint = "tcp://127.0.0.1:*"
+            configuration.useFreeLoopbackPorts()
             configuration.workers = 1
             configure(&configuration)
             var logger = Logger(label: "layoutrender-test")

@@ -215,9 +215,7 @@ import ZeroMQ
         let keys = try KeyDirectory()
         try "\(try CurveKeyPair.generate().publicKey.z85) name with spaces\n".write(toFile: keys.clientKeysFile, atomically: true, encoding: .utf8)
         var configuration = ServerConfiguration()
-        configuration.frontEndpoint = "tcp://127.0.0.1:*"
-        configuration.eventsEndpoint = "tcp://127.0.0.1:*"
-        configuration.statsEndpoint = "tcp://127.0.0.1:*"
+        configuration.useFreeLoopbackPorts()
         configuration.serverSecretKeyFile = keys.serverSecretKeyFile
         configuration.clientKeysFile = keys.clientKeysFile
         #expect(throws: KeyFileError.self) { try LayoutDaemon(configuration: configuration, logger: SecureTestDaemon.logger).start() }

@@ -87,9 +87,7 @@ import ZeroMQ
 
     @Test func aWorkerStoppedGracefullyHandsItsKeysOverWithNothingLost() throws {
         var configuration = ServerConfiguration()
-        configuration.frontEndpoint = "tcp://127.0.0.1:*"
-        configuration.eventsEndpoint = "tcp://127.0.0.1:*"
-        configuration.statsEndpoint = "tcp://127.0.0.1:*"
+        configuration.useFreeLoopbackPorts()
         configuration.workers = 2
         var logger = Logger(label: "test")
         logger.logLevel = .error
@@ -130,9 +128,7 @@ import ZeroMQ
 
     @Test func aBrokerWithoutWorkersAnswersUnavailable() throws {
         var configuration = ServerConfiguration()
-        configuration.frontEndpoint = "tcp://127.0.0.1:*"
-        configuration.eventsEndpoint = "tcp://127.0.0.1:*"
-        configuration.statsEndpoint = "tcp://127.0.0.1:*"
+        configuration.useFreeLoopbackPorts()
         let cluster = try TestCluster(workers: 0, configuration: configuration, logger: .init(label: "test"))
         defer { cluster.stop() }
         let context = try Context()

@@ -77,6 +77,8 @@ private func query(_ target: String) -> String {
         (#"{"op":"layout","bounds":{"width":1,"height":1},"spec":{"type":"list"}}"#, .invalidRequest, "sections"),
         (layout(sections: #"{"count":1}"#), .invalidRequest, "sections"),
         (layout(sections: #"[{"count":1},[]]"#), .invalidRequest, "sections[1]"),
+        // A misspelt section field is named, not ignored (the items would silently get default sizing).
+        (layout(sections: #"[{"count":1},{"aspEctRatios":[1.5]}]"#), .invalidRequest, "sections[1].aspEctRatios"),
         (layout(sections: #"[{"count":-1}]"#), .invalidRequest, "sections[0].count"),
         (layout(sections: #"[{"count":1.5}]"#), .invalidRequest, "sections[0].count"),
         (layout(sections: #"[{"count":"3"}]"#), .invalidRequest, "sections[0].count"),

@@ -37,7 +37,7 @@ import Testing
 
     @Test func acceptsWhitespaceEverywhere() throws {
         let body = " {\n \"op\" : \"layout\" , \"bounds\" : { \"width\" : 100 , \"height\" : 50 } , \"spec\" : { \"type\" : \"list\" } ,"
-            + " \"sections\" : [ { \"items\" : [ { \"height\" : 12 } , { \"height\" : 1.5 } ] , \"heights2\" : [ ] } ] } \n"
+            + " \"sections\" : [ { \"items\" : [ { \"height\" : 12 } , { \"height\" : 1.5 } ] , \"footer\" : 0 } ] } \n"
         let input = try layoutInput(body)
         #expect(input.sections[0].items.heights == [12, 1.5])
     }

@@ -44,6 +44,15 @@ public struct ServerConfiguration: Sendable, Hashable {
 
     public init() {}
 
+    /// Every socket on 127.0.0.1 at a port the system picks, and no HTTP listener: daemons that tests,
+    /// benchmarks and the soak suite run side by side, which fixed ports would make collide.
+    public mutating func useFreeLoopbackPorts() {
+        frontEndpoint = "tcp://127.0.0.1:*"
+        eventsEndpoint = "tcp://127.0.0.1:*"
+        statsEndpoint = "tcp://127.0.0.1:*"
+        httpAddress = ""
+    }
+
     /// How many times `maxMessageBytes` the transport cap is when `maxTransportBytes` is not set: a
     /// request somewhat over the limit is answered, and only a grossly larger one costs the connection.
     public static let transportBytesFactor: Int64 = 4

@@ -111,10 +111,16 @@ private struct SectionFields {
             try SectionsDecoder.expect(.object, in: &reader, at: path / "params")
             if case .object(let object) = try reader.readValue() { params = object }
         } else {
-            // Unknown fields are ignored, for forward compatibility.
-            try reader.skipValue()
+            // A misspelt column ("aspEctRatios") would otherwise lay every item out at the default size
+            // without a word; unknown top-level fields stay ignored, as PROTOCOL.md promises.
+            let name = try reader.string(of: key)
+            throw .invalidRequest(
+                "unknown section field \"\(name)\"; a section takes: \(Self.knownFields.joined(separator: ", "))", at: path / name
+            )
         }
     }
+
+    static let knownFields = ["items", "heights", "aspectRatios", "widths", "spans", "ids", "count", "header", "footer", "params"]
 
     private mutating func note<Column: Collection>(_ name: String, _ column: Column?) {
         columnOrder.removeAll { $0.name == name }

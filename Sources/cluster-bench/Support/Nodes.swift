@@ -16,9 +16,7 @@ enum Nodes {
 
     static func configuration(workers: Int) -> ServerConfiguration {
         var configuration = ServerConfiguration()
-        configuration.frontEndpoint = "tcp://127.0.0.1:*"
-        configuration.eventsEndpoint = "tcp://127.0.0.1:*"
-        configuration.statsEndpoint = "tcp://127.0.0.1:*"
+        configuration.useFreeLoopbackPorts()
         configuration.workers = workers
         return configuration
     }

@@ -12,10 +12,7 @@ final class DaemonServer {
 
     init(workers: Int) throws {
         var configuration = ServerConfiguration()
-        configuration.frontEndpoint = "tcp://127.0.0.1:*"
-        configuration.eventsEndpoint = "tcp://127.0.0.1:*"
-        configuration.statsEndpoint = "tcp://127.0.0.1:*"
-        configuration.httpAddress = ""
+        configuration.useFreeLoopbackPorts()
         configuration.workers = workers
         var logger = Logger(label: "layoutd-bench")
         // A benchmark's stderr is for its own errors; the daemon only speaks up when something is wrong.

@@ -16,7 +16,7 @@ final class LayoutdProcess {
         process.executableURL = try Self.executable()
         process.arguments = [
             "--front", "tcp://127.0.0.1:\(ports[0])", "--events", "tcp://127.0.0.1:\(ports[1])",
-            "--stats", "tcp://127.0.0.1:\(ports[2])", "--log-level", "warning",
+            "--stats", "tcp://127.0.0.1:\(ports[2])", "--http", "", "--log-level", "warning",
         ] + arguments
         process.standardOutput = FileHandle.nullDevice
         try process.run()

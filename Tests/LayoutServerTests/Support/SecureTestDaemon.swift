@@ -51,9 +51,7 @@ final class SecureTestDaemon {
         keys = try KeyDirectory()
         try keys.allow(clients)
         var configuration = ServerConfiguration()
-        configuration.frontEndpoint = "tcp://127.0.0.1:*"
-        configuration.eventsEndpoint = "tcp://127.0.0.1:*"
-        configuration.statsEndpoint = "tcp://127.0.0.1:*"
+        configuration.useFreeLoopbackPorts()
         configuration.workers = 2
         configuration.serverSecretKeyFile = keys.serverSecretKeyFile
         configuration.clientKeysFile = keys.clientKeysFile

@@ -42,11 +42,7 @@ final class TestDaemon {
 
     init(_ topology: Topology = .single, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         var configuration = ServerConfiguration()
-        configuration.frontEndpoint = "tcp://127.0.0.1:*"
-        configuration.eventsEndpoint = "tcp://127.0.0.1:*"
-        configuration.statsEndpoint = "tcp://127.0.0.1:*"
-        // Off unless a test turns it on (port 0): a fixed port would collide between tests.
-        configuration.httpAddress = ""
+        configuration.useFreeLoopbackPorts()
         configuration.workers = 2
         configure(&configuration)
         var logger = Logger(label: "layoutd-test")
