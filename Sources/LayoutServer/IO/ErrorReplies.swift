@@ -19,6 +19,12 @@ enum ErrorReplies {
         return failure(for: body, error: WireError(.tooLarge, message))
     }
 
+    /// The answer to a request whose frames before the body are over `limit` bytes in all.
+    static func tooLarge(routingFrameBytes: Int, for body: RequestBody, limit: Int) -> [UInt8] {
+        let message = "the frames before the request's body are \(routingFrameBytes) bytes, over the limit of \(limit) bytes"
+        return failure(for: body, error: WireError(.tooLarge, message))
+    }
+
     private static func failure(for body: RequestBody, error: WireError) -> [UInt8] {
         let id = body.withUnsafeBytes { bytes in
             RequestDecoder.requestID(in: UnsafeRawBufferPointer(rebasing: bytes.prefix(idSearchBytes)))

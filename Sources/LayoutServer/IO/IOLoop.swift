@@ -175,10 +175,13 @@ final class IOLoop {
             }
             guard !envelope.isEmpty else { continue }
             guard envelopeBytes <= Self.maxEnvelopeBytes else {
-                // The reply would have to carry these frames back; a client that puts this much before
-                // its body is broken, and copying it would stall every other client.
+                // A reply cannot carry these frames back (copying them would stall every other client),
+                // but the client still gets its one answer: addressed to its routing id alone, behind
+                // an empty delimiter, as a DEALER or REQ client reads it.
                 stats.recordRequest(op: "unknown", micros: 0, errorCode: "too_large")
-                logger.warning("request dropped: its routing frames are over the limit", metadata: ["bytes": "\(envelopeBytes)", "limit": "\(Self.maxEnvelopeBytes)"])
+                logger.warning("request refused: its routing frames are over the limit", metadata: ["bytes": "\(envelopeBytes)", "limit": "\(Self.maxEnvelopeBytes)"])
+                let routingID = envelope.frames.first ?? []
+                send(envelope: Envelope([routingID, []]), body: ErrorReplies.tooLarge(routingFrameBytes: envelopeBytes, for: body, limit: Self.maxEnvelopeBytes))
                 continue
             }
             if Int64(body.count) > maxMessageBytes {
