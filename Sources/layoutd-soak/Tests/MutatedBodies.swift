@@ -160,9 +160,12 @@ struct MutatedBodies {
                 result.unexpected.append("\(kind): \(String(decoding: reply.prefix(160), as: UTF8.self))")
             }
         }
-        // Where the body still carries its own id untouched (once), the reply must echo it.
+        // Where the body still carries its own id untouched and no other `id` member, the reply must
+        // echo it. (A duplicate-key mutation may add a later `id`, and the last one given is the
+        // request's id: the last of a repeated member wins, PROTOCOL.md.)
         let marker = Array(#""id":\#(id),"#.utf8)
-        if let echoed = object["id"] as? Int, occurrences(of: marker, in: body) == 1, echoed != id {
+        let anyID = Array(#""id":"#.utf8)
+        if let echoed = object["id"] as? Int, occurrences(of: marker, in: body) == 1, occurrences(of: anyID, in: body) == 1, echoed != id {
             result.mismatched += 1
         }
     }
