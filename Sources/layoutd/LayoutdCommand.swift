@@ -71,6 +71,9 @@ struct LayoutdCommand: AsyncParsableCommand {
     @Option(name: .customLong("worker-stats"), help: "Worker: a stats endpoint of its own (default: none).")
     var workerStats: String?
 
+    @Option(name: .customLong("worker-http"), help: "Worker: an operations HTTP listener of its own, host:port (default: none).")
+    var workerHTTP: String?
+
     func run() async throws {
         var overrides: ConfigurationLoader.Overrides = [:]
         if let front { overrides["front"] = .init(.string(front), isSecret: false) }
@@ -91,6 +94,7 @@ struct LayoutdCommand: AsyncParsableCommand {
         if let joinEvents { overrides["cluster.joinEvents"] = .init(.string(joinEvents), isSecret: false) }
         if let workerID { overrides["cluster.workerId"] = .init(.string(workerID), isSecret: false) }
         if let workerStats { overrides["cluster.workerStats"] = .init(.string(workerStats), isSecret: false) }
+        if let workerHTTP { overrides["cluster.workerHttp"] = .init(.string(workerHTTP), isSecret: false) }
 
         let file = config ?? ConfigurationLoader.defaultFilePath
         let reader = try await ConfigurationLoader.reader(filePath: file, overrides: overrides)

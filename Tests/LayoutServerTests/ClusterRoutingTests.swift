@@ -90,6 +90,7 @@ import ZeroMQ
         configuration.frontEndpoint = "tcp://127.0.0.1:*"
         configuration.eventsEndpoint = "tcp://127.0.0.1:*"
         configuration.statsEndpoint = "tcp://127.0.0.1:*"
+        configuration.httpAddress = ""
         configuration.workers = 2
         var logger = Logger(label: "test")
         logger.logLevel = .error
@@ -133,6 +134,7 @@ import ZeroMQ
         configuration.frontEndpoint = "tcp://127.0.0.1:*"
         configuration.eventsEndpoint = "tcp://127.0.0.1:*"
         configuration.statsEndpoint = "tcp://127.0.0.1:*"
+        configuration.httpAddress = ""
         let cluster = try TestCluster(workers: 0, configuration: configuration, logger: .init(label: "test"))
         defer { cluster.stop() }
         let context = try Context()

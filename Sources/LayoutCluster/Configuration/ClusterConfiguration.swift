@@ -35,6 +35,10 @@ public struct ClusterConfiguration: Sendable, Hashable {
     public var workerID: String?
     /// `cluster.workerStats`: a stats ROUTER the worker binds for its own `stats` / `metrics` (none by default).
     public var workerStatsEndpoint: String?
+    /// `cluster.workerHttp`: the worker's operations HTTP listener, `host:port` (`/metrics`, `/healthz`,
+    /// and `/readyz`, which is 200 only while joined to a broker); none by default, so that workers on
+    /// one machine do not collide with each other or with the broker's `http`.
+    public var workerHTTPAddress: String?
     /// `cluster.heartbeatMillis`: how often broker and worker send each other HEARTBEAT.
     public var heartbeatMilliseconds = 1000
     /// `cluster.liveness`: heartbeats missed before the peer is declared dead.
@@ -81,6 +85,11 @@ public struct ClusterConfiguration: Sendable, Hashable {
         c.joinEventsEndpoint = config.string(forKey: "cluster.joinEvents")
         c.workerID = config.string(forKey: "cluster.workerId")
         c.workerStatsEndpoint = config.string(forKey: "cluster.workerStats")
+        let workerHTTP = config.string(forKey: "cluster.workerHttp") ?? ""
+        guard workerHTTP.isEmpty || OperationsAddress(parsing: workerHTTP) != nil else {
+            throw ConfigurationError(key: "cluster.workerHttp", message: "must be host:port (an IPv6 host in brackets) or empty, not \"\(workerHTTP)\"")
+        }
+        c.workerHTTPAddress = workerHTTP.isEmpty ? nil : workerHTTP
         c.heartbeatMilliseconds = try positive(config.int(forKey: "cluster.heartbeatMillis", default: c.heartbeatMilliseconds), "cluster.heartbeatMillis")
         c.liveness = try positive(config.int(forKey: "cluster.liveness", default: c.liveness), "cluster.liveness")
         c.reconnectMilliseconds = try positive(config.int(forKey: "cluster.reconnectMillis", default: c.reconnectMilliseconds), "cluster.reconnectMillis")

@@ -23,6 +23,8 @@ final class WorkerLink {
     private let store: LayoutStore
     private let stats: ServerStats
     private let restores: RestoreDesk
+    private let membership: WorkerMembership
+    private let health: DaemonHealth
     private let logger: Logger
     private let workerID: String
     private var inbox: [IOMessage] = []
@@ -51,8 +53,11 @@ final class WorkerLink {
 
     init(
         context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, mailbox: Mailbox<IOMessage>,
-        pool: WorkerPool<ClusterJobHandler>, store: LayoutStore, stats: ServerStats, restores: RestoreDesk, logger: Logger
+        pool: WorkerPool<ClusterJobHandler>, store: LayoutStore, stats: ServerStats, restores: RestoreDesk,
+        membership: WorkerMembership, health: DaemonHealth, logger: Logger
     ) throws {
+        self.membership = membership
+        self.health = health
         self.context = context
         self.configuration = configuration
         self.cluster = cluster
@@ -93,6 +98,7 @@ final class WorkerLink {
         let publisherDescriptor = try? publisher.get(.fileDescriptor)
         var publisherPending = true
         while true {
+            health.notePass()
             if publisherPending { publisherPending = receiveSubscriptions() }
             if dealerPending { dealerPending = receiveFromBroker(accepting: draining == nil) }
             let delivered = deliverMailbox()
@@ -185,6 +191,7 @@ final class WorkerLink {
         guard readyOwed, eventsSubscribed, dealer != nil else { return }
         readyOwed = false
         lastHeard = now()
+        membership.noteReadySent(at: lastHeard)
         let usage = pool.usage
         let keys = store.summaries().map { ReadyInfo.KeyVersion(key: $0.key.name, version: $0.version) }
         let ready = ReadyInfo(workerID: workerID, credit: usage.threads + configuration.queueCapacity, threads: usage.threads, keys: keys)
@@ -210,6 +217,7 @@ final class WorkerLink {
 
     /// Closes the DEALER; connects again after `delay`.
     private func disconnect(retryAfter delay: Nanos) {
+        membership.noteLeft()
         dealer?.close()
         dealer = nil
         dealerDescriptor = nil
@@ -255,6 +263,7 @@ final class WorkerLink {
                 return false
             }
             lastHeard = now()
+            membership.noteHeard(at: lastHeard)
             guard handle(head, last: last, accepting: accepting) else { return false }
         }
         return true
