@@ -60,7 +60,10 @@ final class BrokerLoop {
     let statsEndpoint: String
     let backEndpoint: String
 
-    init(context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, proxy: EventProxy, mailbox: Mailbox<BrokerSignal>, health: DaemonHealth, logger: Logger) throws {
+    init(
+        context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, proxy: EventProxy, mailbox: Mailbox<BrokerSignal>,
+        health: DaemonHealth, stats: ServerStats, access: AccessControl?, logger: Logger
+    ) throws {
         front = try Socket(.router, in: context)
         statsSocket = try Socket(.router, in: context)
         back = try Socket(.router, in: context)
@@ -78,6 +81,7 @@ final class BrokerLoop {
         try back.set(.sendHighWaterMark, 0)
         try back.set(.receiveHighWaterMark, 0)
         try back.set(.routerMandatory, true)
+        if let access { try ClusterCurve.secureBack(back, with: access) }
         try capture.set(.receiveHighWaterMark, 0)
         try front.bind(configuration.frontEndpoint)
         try statsSocket.bind(configuration.statsEndpoint)
@@ -99,7 +103,7 @@ final class BrokerLoop {
         graceNanos = Nanos(configuration.shutdownGraceSeconds * 1e9)
         core = BrokerCore(
             settings: .init(heartbeatNanos: heartbeatNanos, liveness: cluster.liveness, recipeBytes: cluster.recipeBytes, restoresPerWorker: cluster.restoresPerWorker),
-            output: self, logger: logger
+            output: self, stats: stats, logger: logger
         )
     }
 

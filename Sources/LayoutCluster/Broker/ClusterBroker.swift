@@ -38,11 +38,15 @@ public struct ClusterBroker: Service {
     public func start() throws -> RunningNode {
         let context = try Context()
         let mailbox = try Mailbox<BrokerSignal>()
+        let stats = ServerStats()
         let proxy: EventProxy
+        let access: AccessControl?
         do {
+            // Before any socket binds: without a handler, libzmq would admit every CURVE client.
+            access = try ClusterCurve.startBrokerAccess(configuration: configuration, context: context, stats: stats, logger: logger)
             proxy = try EventProxy(
                 context: context, eventsEndpoint: configuration.eventsEndpoint, eventsInEndpoint: cluster.eventsInEndpoint,
-                sendHighWaterMark: configuration.sendHighWaterMark, logger: logger
+                sendHighWaterMark: configuration.sendHighWaterMark, access: access, logger: logger
             )
         } catch {
             context.terminate()
@@ -58,7 +62,8 @@ public struct ClusterBroker: Service {
         let thread = Thread {
             do {
                 let loop = try BrokerLoop(
-                    context: context, configuration: configuration, cluster: cluster, proxy: proxy, mailbox: mailbox, health: health, logger: logger
+                    context: context, configuration: configuration, cluster: cluster, proxy: proxy, mailbox: mailbox,
+                    health: health, stats: stats, access: access, logger: logger
                 )
                 health.advance(to: .serving)
                 bound.withLock { $0 = .success((loop.frontEndpoint, loop.statsEndpoint, loop.backEndpoint)) }

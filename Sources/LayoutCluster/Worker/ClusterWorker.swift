@@ -36,6 +36,12 @@ public struct ClusterWorker: Service {
 
     /// Builds the store, handler and pool, connects to the broker and serves on a thread of its own.
     public func start() throws -> RunningNode {
+        let curve: (keys: CurveKeyPair, broker: CurveKey)?
+        if let secretFile = cluster.workerSecretKeyFile, let publicFile = cluster.brokerPublicKeyFile {
+            curve = (try ClusterCurve.workerKeys(secretKeyFile: secretFile), try ClusterCurve.brokerPublicKey(file: publicFile))
+        } else {
+            curve = nil
+        }
         let context = try Context()
         let mailbox = try Mailbox<IOMessage>()
         let stats = ServerStats()
@@ -68,7 +74,7 @@ public struct ClusterWorker: Service {
                 let link = try WorkerLink(
                     context: context, configuration: configuration, cluster: cluster, mailbox: mailbox,
                     pool: pool, store: store, stats: stats, restores: restores,
-                    membership: membership, health: health, logger: logger
+                    curve: curve, membership: membership, health: health, logger: logger
                 )
                 health.advance(to: .serving)
                 bound.withLock { $0 = .success(link.statsEndpoint) }

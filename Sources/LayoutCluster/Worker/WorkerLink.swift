@@ -23,6 +23,8 @@ final class WorkerLink {
     private let store: LayoutStore
     private let stats: ServerStats
     private let restores: RestoreDesk
+    /// With CURVE: this worker's key pair and the broker's public key.
+    private let curve: (keys: CurveKeyPair, broker: CurveKey)?
     private let membership: WorkerMembership
     private let health: DaemonHealth
     private let logger: Logger
@@ -54,8 +56,9 @@ final class WorkerLink {
     init(
         context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, mailbox: Mailbox<IOMessage>,
         pool: WorkerPool<ClusterJobHandler>, store: LayoutStore, stats: ServerStats, restores: RestoreDesk,
-        membership: WorkerMembership, health: DaemonHealth, logger: Logger
+        curve: (keys: CurveKeyPair, broker: CurveKey)?, membership: WorkerMembership, health: DaemonHealth, logger: Logger
     ) throws {
+        self.curve = curve
         self.membership = membership
         self.health = health
         self.context = context
@@ -75,6 +78,7 @@ final class WorkerLink {
         backoff = reconnectNanos
         publisher = try Socket(.xpub, in: context)
         try publisher.set(.sendHighWaterMark, configuration.sendHighWaterMark)
+        if let curve { try publisher.makeCurveClient(keys: curve.keys, serverKey: curve.broker) }
         try publisher.connect(cluster.resolvedJoinEventsEndpoint ?? "")
         if let endpoint = cluster.workerStatsEndpoint {
             let socket = try Socket(.router, in: context)
@@ -173,6 +177,7 @@ final class WorkerLink {
             let socket = try Socket(.dealer, in: context)
             try socket.set(.sendHighWaterMark, 0)
             try socket.set(.receiveHighWaterMark, 0)
+            if let curve { try socket.makeCurveClient(keys: curve.keys, serverKey: curve.broker) }
             try socket.connect(cluster.joinEndpoint ?? "")
             dealer = socket
             dealerDescriptor = try socket.get(.fileDescriptor)
