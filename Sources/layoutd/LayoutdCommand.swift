@@ -71,6 +71,15 @@ struct LayoutdCommand: AsyncParsableCommand {
     @Option(name: .customLong("worker-stats"), help: "Worker: a stats endpoint of its own (default: none).")
     var workerStats: String?
 
+    @Option(name: .customLong("worker-http"), help: "Worker: an operations HTTP listener of its own, host:port (default: none).")
+    var workerHTTP: String?
+
+    @Option(name: .customLong("worker-secret-key-file"), help: "Worker with CURVE: its own secret key (Z85). Needs --server-public-key-file.")
+    var workerSecretKeyFile: String?
+
+    @Option(name: .customLong("server-public-key-file"), help: "Worker with CURVE: the broker's public key file.")
+    var serverPublicKeyFile: String?
+
     func run() async throws {
         var overrides: ConfigurationLoader.Overrides = [:]
         if let front { overrides["front"] = .init(.string(front), isSecret: false) }
@@ -91,6 +100,9 @@ struct LayoutdCommand: AsyncParsableCommand {
         if let joinEvents { overrides["cluster.joinEvents"] = .init(.string(joinEvents), isSecret: false) }
         if let workerID { overrides["cluster.workerId"] = .init(.string(workerID), isSecret: false) }
         if let workerStats { overrides["cluster.workerStats"] = .init(.string(workerStats), isSecret: false) }
+        if let workerSecretKeyFile { overrides["security.workerSecretKeyFile"] = .init(.string(workerSecretKeyFile), isSecret: false) }
+        if let serverPublicKeyFile { overrides["security.serverPublicKeyFile"] = .init(.string(serverPublicKeyFile), isSecret: false) }
+        if let workerHTTP { overrides["cluster.workerHttp"] = .init(.string(workerHTTP), isSecret: false) }
 
         let file = config ?? ConfigurationLoader.defaultFilePath
         let reader = try await ConfigurationLoader.reader(filePath: file, overrides: overrides)

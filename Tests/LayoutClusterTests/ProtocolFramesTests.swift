@@ -44,6 +44,27 @@ import Testing
             "role": "worker", "cluster.join": "tcp://broker.local:5560",
         ])))
         #expect(worker.resolvedJoinEventsEndpoint == "tcp://broker.local:5561")
+        #expect(worker.workerHTTPAddress == nil)
+        let probed = try ClusterConfiguration.read(ConfigReader(provider: InMemoryProvider(values: [
+            "role": "worker", "cluster.join": "tcp://broker.local:5560", "cluster.workerHttp": "0.0.0.0:5568",
+        ])))
+        #expect(probed.workerHTTPAddress == "0.0.0.0:5568")
+        let secured = try ClusterConfiguration.read(ConfigReader(provider: InMemoryProvider(values: [
+            "role": "worker", "cluster.join": "tcp://broker.local:5560",
+            "security.workerSecretKeyFile": "/keys/worker.key", "security.serverPublicKeyFile": "/keys/broker.pub",
+        ])))
+        #expect(secured.workerSecretKeyFile == "/keys/worker.key")
+        #expect(secured.brokerPublicKeyFile == "/keys/broker.pub")
+        #expect(throws: (any Error).self) {
+            try ClusterConfiguration.read(ConfigReader(provider: InMemoryProvider(values: [
+                "role": "worker", "cluster.join": "tcp://broker.local:5560", "security.workerSecretKeyFile": "/keys/worker.key",
+            ])))
+        }
+        #expect(throws: (any Error).self) {
+            try ClusterConfiguration.read(ConfigReader(provider: InMemoryProvider(values: [
+                "role": "worker", "cluster.join": "tcp://broker.local:5560", "cluster.workerHttp": "5568",
+            ])))
+        }
         #expect(throws: (any Error).self) {
             try ClusterConfiguration.read(ConfigReader(provider: InMemoryProvider(values: ["role": "worker"])))
         }

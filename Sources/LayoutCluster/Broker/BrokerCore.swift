@@ -18,7 +18,7 @@ final class BrokerCore {
     unowned let output: any BrokerOutput
     let logger: Logger
     /// Requests answered, errors and latencies, counted as a single daemon counts them.
-    let stats = ServerStats()
+    let stats: ServerStats
     var counters = RoutingCounters()
 
     var workers: [WorkerRecord] = []
@@ -51,8 +51,9 @@ final class BrokerCore {
     /// Subscriptions on the events socket, by topic prefix, as XPUB reports them through the proxy.
     var subscriptions: [[UInt8]: Int] = [:]
 
-    init(settings: Settings, output: any BrokerOutput, logger: Logger) {
+    init(settings: Settings, output: any BrokerOutput, stats: ServerStats = ServerStats(), logger: Logger) {
         self.settings = settings
+        self.stats = stats
         self.output = output
         self.logger = logger
         recipes = RecipeBook(capacityBytes: settings.recipeBytes)

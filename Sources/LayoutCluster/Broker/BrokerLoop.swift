@@ -2,11 +2,33 @@ import Dispatch
 import LayoutServer
 import LayoutWire
 import Logging
+import Synchronization
 import ZeroMQ
 
 /// What other threads tell the broker's I/O thread.
 enum BrokerSignal: Sendable {
     case shutdown
+    /// The HTTP listener's `/metrics`.
+    case metrics(MetricsAsk)
+}
+
+/// A `/metrics` request from the HTTP listener's thread, answered by the broker's I/O thread, which
+/// owns the state it reports.
+final class MetricsAsk: Sendable {
+    private let answer = Mutex<[UInt8]?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    func fulfil(_ bytes: [UInt8]) {
+        answer.withLock { $0 = bytes }
+        done.signal()
+    }
+
+    /// The answer, or nil when none came within `timeout` (the loop has stopped, or is stuck).
+    func wait(timeout: Duration) -> [UInt8]? {
+        let nanos = Int(clamping: timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
+        guard done.wait(timeout: .now() + .nanoseconds(nanos)) == .success else { return nil }
+        return answer.withLock { $0 }
+    }
 }
 
 /// The broker's one I/O thread: it owns the front ROUTER (clients), the stats ROUTER, the back ROUTER
@@ -24,6 +46,7 @@ final class BrokerLoop {
     private let publisher: Socket
     private let proxyControl: Socket
     private let mailbox: Mailbox<BrokerSignal>
+    private let health: DaemonHealth
     private let logger: Logger
     private let heartbeatNanos: Nanos
     private let graceNanos: Nanos
@@ -37,7 +60,10 @@ final class BrokerLoop {
     let statsEndpoint: String
     let backEndpoint: String
 
-    init(context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, proxy: EventProxy, mailbox: Mailbox<BrokerSignal>, logger: Logger) throws {
+    init(
+        context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, proxy: EventProxy, mailbox: Mailbox<BrokerSignal>,
+        health: DaemonHealth, stats: ServerStats, access: AccessControl?, logger: Logger
+    ) throws {
         front = try Socket(.router, in: context)
         statsSocket = try Socket(.router, in: context)
         back = try Socket(.router, in: context)
@@ -55,6 +81,7 @@ final class BrokerLoop {
         try back.set(.sendHighWaterMark, 0)
         try back.set(.receiveHighWaterMark, 0)
         try back.set(.routerMandatory, true)
+        if let access { try ClusterCurve.secureBack(back, with: access) }
         try capture.set(.receiveHighWaterMark, 0)
         try front.bind(configuration.frontEndpoint)
         try statsSocket.bind(configuration.statsEndpoint)
@@ -70,12 +97,13 @@ final class BrokerLoop {
         statsEndpoint = try statsSocket.lastEndpoint
         backEndpoint = try back.lastEndpoint
         self.mailbox = mailbox
+        self.health = health
         self.logger = logger
         heartbeatNanos = Nanos(cluster.heartbeatMilliseconds) * 1_000_000
         graceNanos = Nanos(configuration.shutdownGraceSeconds * 1e9)
         core = BrokerCore(
             settings: .init(heartbeatNanos: heartbeatNanos, liveness: cluster.liveness, recipeBytes: cluster.recipeBytes, restoresPerWorker: cluster.restoresPerWorker),
-            output: self, logger: logger
+            output: self, stats: stats, logger: logger
         )
     }
 
@@ -99,6 +127,7 @@ final class BrokerLoop {
         var drainingSince: Nanos?
 
         while true {
+            health.notePass()
             if monitorPending { monitorPending = receiveMonitorEvents(core) }
             // Replies first: they give credit back before new requests look for it.
             if backPending { backPending = receiveFromWorkers(core) }
@@ -108,13 +137,18 @@ final class BrokerLoop {
             if sentOnFront { frontPending = true; sentOnFront = false }
             if sentOnBack { backPending = true; sentOnBack = false }
             mailbox.takeAll(into: &signals)
-            if !signals.isEmpty {
-                signals.removeAll(keepingCapacity: true)
-                if drainingSince == nil {
-                    drainingSince = now()
-                    logger.info("shutting down: answering admitted requests")
+            for signal in signals {
+                switch signal {
+                case .shutdown:
+                    if drainingSince == nil {
+                        drainingSince = now()
+                        logger.info("shutting down: answering admitted requests")
+                    }
+                case .metrics(let ask):
+                    ask.fulfil(core.statsAnswer(.metrics, now: now()))
                 }
             }
+            signals.removeAll(keepingCapacity: true)
             let time = now()
             if time >= nextTick {
                 core.tick(now: time)

@@ -38,17 +38,22 @@ public struct ClusterBroker: Service {
     public func start() throws -> RunningNode {
         let context = try Context()
         let mailbox = try Mailbox<BrokerSignal>()
+        let stats = ServerStats()
         let proxy: EventProxy
+        let access: AccessControl?
         do {
+            // Before any socket binds: without a handler, libzmq would admit every CURVE client.
+            access = try ClusterCurve.startBrokerAccess(configuration: configuration, context: context, stats: stats, logger: logger)
             proxy = try EventProxy(
                 context: context, eventsEndpoint: configuration.eventsEndpoint, eventsInEndpoint: cluster.eventsInEndpoint,
-                sendHighWaterMark: configuration.sendHighWaterMark, logger: logger
+                sendHighWaterMark: configuration.sendHighWaterMark, access: access, logger: logger
             )
         } catch {
             context.terminate()
             throw error
         }
-        let running = RunningNode(stop: { mailbox.post(.shutdown) })
+        let health = DaemonHealth()
+        let running = RunningNode(stop: { mailbox.post(.shutdown) }, health: health)
         let bound = Mutex<Result<(String, String, String), ServerFailure>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let configuration = self.configuration
@@ -56,7 +61,11 @@ public struct ClusterBroker: Service {
         let logger = self.logger
         let thread = Thread {
             do {
-                let loop = try BrokerLoop(context: context, configuration: configuration, cluster: cluster, proxy: proxy, mailbox: mailbox, logger: logger)
+                let loop = try BrokerLoop(
+                    context: context, configuration: configuration, cluster: cluster, proxy: proxy, mailbox: mailbox,
+                    health: health, stats: stats, access: access, logger: logger
+                )
+                health.advance(to: .serving)
                 bound.withLock { $0 = .success((loop.frontEndpoint, loop.statsEndpoint, loop.backEndpoint)) }
                 ready.signal()
                 loop.run()
@@ -75,47 +84,14 @@ public struct ClusterBroker: Service {
         ready.wait()
         let endpoints = try bound.withLock { $0 ?? .failure(ServerFailure("the broker did not start")) }.get()
         running.setEndpoints(front: endpoints.0, events: proxy.eventsEndpoint, stats: endpoints.1, back: endpoints.2, eventsIn: proxy.eventsInEndpoint)
+        // `/metrics` is the stats socket's `metrics` answer, which only the I/O thread can make.
+        let metrics: @Sendable () -> [UInt8] = {
+            let ask = MetricsAsk()
+            mailbox.post(.metrics(ask))
+            return ask.wait(timeout: .seconds(2)) ?? Array("# the broker's I/O thread did not answer within 2 s\n".utf8)
+        }
+        try running.serveOperations(at: configuration.httpAddress, routes: OperationsRoutes(health: health, metrics: metrics))
         return running
     }
 }
 
-/// A broker or worker that is serving: its bound endpoints and how to stop it.
-public final class RunningNode: Sendable {
-    private let stopRequest: @Sendable () -> Void
-    private let stopped = DispatchGroup()
-    private let endpoints = Mutex((front: "", events: "", stats: "", back: "", eventsIn: ""))
-
-    init(stop: @escaping @Sendable () -> Void) {
-        stopRequest = stop
-        stopped.enter()
-    }
-
-    public var frontEndpoint: String { endpoints.withLock { $0.front } }
-    public var eventsEndpoint: String { endpoints.withLock { $0.events } }
-    public var statsEndpoint: String { endpoints.withLock { $0.stats } }
-    /// The back ROUTER workers join (`cluster.back`), its port resolved.
-    public var backEndpoint: String { endpoints.withLock { $0.back } }
-    /// The XSUB workers publish their events to (`cluster.eventsIn`), its port resolved.
-    public var eventsInEndpoint: String { endpoints.withLock { $0.eventsIn } }
-
-    func setEndpoints(front: String, events: String, stats: String, back: String, eventsIn: String) {
-        endpoints.withLock { $0 = (front, events, stats, back, eventsIn) }
-    }
-
-    func markStopped() { stopped.leave() }
-
-    /// Stops accepting, answers admitted requests, then stops (asynchronously).
-    public func requestStop() { stopRequest() }
-
-    public func waitUntilStopped() async {
-        await withCheckedContinuation { continuation in
-            stopped.notify(queue: .global()) { continuation.resume() }
-        }
-    }
-
-    /// Requests a stop and blocks until it is done.
-    public func stop() {
-        requestStop()
-        stopped.wait()
-    }
-}

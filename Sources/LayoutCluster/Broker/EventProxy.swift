@@ -1,4 +1,5 @@
 import Foundation
+import LayoutServer
 import Logging
 import Synchronization
 import ZeroMQ
@@ -19,7 +20,8 @@ final class EventProxy: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// Binds the proxy's sockets on a new thread and starts forwarding; returns once they are bound.
-    init(context: Context, eventsEndpoint: String, eventsInEndpoint: String, sendHighWaterMark: Int32, logger: Logger) throws {
+    /// With `access`, the events-in XSUB is a CURVE server admitting the workers' keys.
+    init(context: Context, eventsEndpoint: String, eventsInEndpoint: String, sendHighWaterMark: Int32, access: AccessControl?, logger: Logger) throws {
         let unique = UInt64.random(in: 0 ... .max)
         let captureEndpoint = "inproc://layoutd-broker-\(unique)-capture"
         let controlEndpoint = "inproc://layoutd-broker-\(unique)-control"
@@ -39,6 +41,8 @@ final class EventProxy: Sendable {
                     try socket.set(.sendHighWaterMark, sendHighWaterMark)
                     try socket.set(.receiveHighWaterMark, sendHighWaterMark)
                 }
+                // inproc connections (the broker's own PUB) have no security handshake: only TCP peers are asked.
+                if let access { try ClusterCurve.secureEventsIn(xsub, with: access) }
                 try xsub.bind(eventsInEndpoint)
                 let inEndpoint = try xsub.lastEndpoint
                 try xsub.bind(internalPublishEndpoint)

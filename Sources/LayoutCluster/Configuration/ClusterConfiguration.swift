@@ -35,6 +35,16 @@ public struct ClusterConfiguration: Sendable, Hashable {
     public var workerID: String?
     /// `cluster.workerStats`: a stats ROUTER the worker binds for its own `stats` / `metrics` (none by default).
     public var workerStatsEndpoint: String?
+    /// `cluster.workerHttp`: the worker's operations HTTP listener, `host:port` (`/metrics`, `/healthz`,
+    /// and `/readyz`, which is 200 only while joined to a broker); none by default, so that workers on
+    /// one machine do not collide with each other or with the broker's `http`.
+    public var workerHTTPAddress: String?
+    /// `security.workerSecretKeyFile`: with CURVE on the broker's back socket, the worker's own secret
+    /// key (Z85, from `layoutctl keygen`); its public key must be on the broker's allow-list as admin.
+    public var workerSecretKeyFile: String?
+    /// `security.serverPublicKeyFile`: with CURVE, the broker's public key (the `.pub` file of its
+    /// `security.serverSecretKeyFile`).
+    public var brokerPublicKeyFile: String?
     /// `cluster.heartbeatMillis`: how often broker and worker send each other HEARTBEAT.
     public var heartbeatMilliseconds = 1000
     /// `cluster.liveness`: heartbeats missed before the peer is declared dead.
@@ -81,6 +91,24 @@ public struct ClusterConfiguration: Sendable, Hashable {
         c.joinEventsEndpoint = config.string(forKey: "cluster.joinEvents")
         c.workerID = config.string(forKey: "cluster.workerId")
         c.workerStatsEndpoint = config.string(forKey: "cluster.workerStats")
+        let workerHTTP = config.string(forKey: "cluster.workerHttp") ?? ""
+        guard workerHTTP.isEmpty || OperationsAddress(parsing: workerHTTP) != nil else {
+            throw ConfigurationError(key: "cluster.workerHttp", message: "must be host:port (an IPv6 host in brackets) or empty, not \"\(workerHTTP)\"")
+        }
+        c.workerHTTPAddress = workerHTTP.isEmpty ? nil : workerHTTP
+        let workerSecret = config.string(forKey: "security.workerSecretKeyFile", default: "")
+        let brokerPublic = config.string(forKey: "security.serverPublicKeyFile", default: "")
+        switch (workerSecret.isEmpty, brokerPublic.isEmpty) {
+        case (true, true):
+            break
+        case (false, true):
+            throw ConfigurationError(key: "security.serverPublicKeyFile", message: "must be given with security.workerSecretKeyFile: CURVE needs the broker's public key")
+        case (true, false):
+            throw ConfigurationError(key: "security.workerSecretKeyFile", message: "must be given with security.serverPublicKeyFile: CURVE needs the worker's own key")
+        case (false, false):
+            c.workerSecretKeyFile = workerSecret
+            c.brokerPublicKeyFile = brokerPublic
+        }
         c.heartbeatMilliseconds = try positive(config.int(forKey: "cluster.heartbeatMillis", default: c.heartbeatMilliseconds), "cluster.heartbeatMillis")
         c.liveness = try positive(config.int(forKey: "cluster.liveness", default: c.liveness), "cluster.liveness")
         c.reconnectMilliseconds = try positive(config.int(forKey: "cluster.reconnectMillis", default: c.reconnectMilliseconds), "cluster.reconnectMillis")

@@ -36,6 +36,12 @@ public struct ClusterWorker: Service {
 
     /// Builds the store, handler and pool, connects to the broker and serves on a thread of its own.
     public func start() throws -> RunningNode {
+        let curve: (keys: CurveKeyPair, broker: CurveKey)?
+        if let secretFile = cluster.workerSecretKeyFile, let publicFile = cluster.brokerPublicKeyFile {
+            curve = (try ClusterCurve.workerKeys(secretKeyFile: secretFile), try ClusterCurve.brokerPublicKey(file: publicFile))
+        } else {
+            curve = nil
+        }
         let context = try Context()
         let mailbox = try Mailbox<IOMessage>()
         let stats = ServerStats()
@@ -55,7 +61,9 @@ public struct ClusterWorker: Service {
         let pool = WorkerPool(workers: configuration.resolvedWorkers, queueCapacity: configuration.queueCapacity, handler: jobs, stats: stats) { reply in
             mailbox.post(.reply(reply))
         }
-        let running = RunningNode(stop: { mailbox.post(.shutdown) })
+        let health = DaemonHealth()
+        let membership = WorkerMembership(livenessNanos: UInt64(cluster.heartbeatMilliseconds) * 1_000_000 * UInt64(cluster.liveness))
+        let running = RunningNode(stop: { mailbox.post(.shutdown) }, health: health)
         let bound = Mutex<Result<String?, ServerFailure>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let configuration = self.configuration
@@ -65,8 +73,10 @@ public struct ClusterWorker: Service {
             do {
                 let link = try WorkerLink(
                     context: context, configuration: configuration, cluster: cluster, mailbox: mailbox,
-                    pool: pool, store: store, stats: stats, restores: restores, logger: logger
+                    pool: pool, store: store, stats: stats, restores: restores,
+                    curve: curve, membership: membership, health: health, logger: logger
                 )
+                health.advance(to: .serving)
                 bound.withLock { $0 = .success(link.statsEndpoint) }
                 ready.signal()
                 link.run()
@@ -82,6 +92,12 @@ public struct ClusterWorker: Service {
         ready.wait()
         let statsEndpoint = try bound.withLock { $0 ?? .failure(ServerFailure("the worker did not start")) }.get()
         running.setEndpoints(front: "", events: "", stats: statsEndpoint ?? "", back: cluster.joinEndpoint ?? "", eventsIn: cluster.resolvedJoinEventsEndpoint ?? "")
+        // The same text as the worker's stats socket's `metrics`.
+        let metrics: @Sendable () -> [UInt8] = { Array(stats.snapshot(pool: pool.usage, store: store.usage).prometheusText().utf8) }
+        try running.serveOperations(
+            at: cluster.workerHTTPAddress,
+            routes: OperationsRoutes(health: health, metrics: metrics, readiness: { membership.notJoinedReason })
+        )
         return running
     }
 }

@@ -23,6 +23,10 @@ final class WorkerLink {
     private let store: LayoutStore
     private let stats: ServerStats
     private let restores: RestoreDesk
+    /// With CURVE: this worker's key pair and the broker's public key.
+    private let curve: (keys: CurveKeyPair, broker: CurveKey)?
+    private let membership: WorkerMembership
+    private let health: DaemonHealth
     private let logger: Logger
     private let workerID: String
     private var inbox: [IOMessage] = []
@@ -51,8 +55,12 @@ final class WorkerLink {
 
     init(
         context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, mailbox: Mailbox<IOMessage>,
-        pool: WorkerPool<ClusterJobHandler>, store: LayoutStore, stats: ServerStats, restores: RestoreDesk, logger: Logger
+        pool: WorkerPool<ClusterJobHandler>, store: LayoutStore, stats: ServerStats, restores: RestoreDesk,
+        curve: (keys: CurveKeyPair, broker: CurveKey)?, membership: WorkerMembership, health: DaemonHealth, logger: Logger
     ) throws {
+        self.curve = curve
+        self.membership = membership
+        self.health = health
         self.context = context
         self.configuration = configuration
         self.cluster = cluster
@@ -70,6 +78,7 @@ final class WorkerLink {
         backoff = reconnectNanos
         publisher = try Socket(.xpub, in: context)
         try publisher.set(.sendHighWaterMark, configuration.sendHighWaterMark)
+        if let curve { try publisher.makeCurveClient(keys: curve.keys, serverKey: curve.broker) }
         try publisher.connect(cluster.resolvedJoinEventsEndpoint ?? "")
         if let endpoint = cluster.workerStatsEndpoint {
             let socket = try Socket(.router, in: context)
@@ -93,6 +102,7 @@ final class WorkerLink {
         let publisherDescriptor = try? publisher.get(.fileDescriptor)
         var publisherPending = true
         while true {
+            health.notePass()
             if publisherPending { publisherPending = receiveSubscriptions() }
             if dealerPending { dealerPending = receiveFromBroker(accepting: draining == nil) }
             let delivered = deliverMailbox()
@@ -167,6 +177,7 @@ final class WorkerLink {
             let socket = try Socket(.dealer, in: context)
             try socket.set(.sendHighWaterMark, 0)
             try socket.set(.receiveHighWaterMark, 0)
+            if let curve { try socket.makeCurveClient(keys: curve.keys, serverKey: curve.broker) }
             try socket.connect(cluster.joinEndpoint ?? "")
             dealer = socket
             dealerDescriptor = try socket.get(.fileDescriptor)
@@ -185,6 +196,7 @@ final class WorkerLink {
         guard readyOwed, eventsSubscribed, dealer != nil else { return }
         readyOwed = false
         lastHeard = now()
+        membership.noteReadySent(at: lastHeard)
         let usage = pool.usage
         let keys = store.summaries().map { ReadyInfo.KeyVersion(key: $0.key.name, version: $0.version) }
         let ready = ReadyInfo(workerID: workerID, credit: usage.threads + configuration.queueCapacity, threads: usage.threads, keys: keys)
@@ -210,6 +222,7 @@ final class WorkerLink {
 
     /// Closes the DEALER; connects again after `delay`.
     private func disconnect(retryAfter delay: Nanos) {
+        membership.noteLeft()
         dealer?.close()
         dealer = nil
         dealerDescriptor = nil
@@ -255,6 +268,7 @@ final class WorkerLink {
                 return false
             }
             lastHeard = now()
+            membership.noteHeard(at: lastHeard)
             guard handle(head, last: last, accepting: accepting) else { return false }
         }
         return true

@@ -30,7 +30,7 @@ public final class DaemonHealth: Sendable {
     }
 
     /// Moves forward only: a late `serving` cannot undo a `draining`.
-    func advance(to next: Phase) {
+    public func advance(to next: Phase) {
         var current = phaseValue.load(ordering: .relaxed)
         while current < next.rawValue {
             let (exchanged, original) = phaseValue.compareExchange(expected: current, desired: next.rawValue, ordering: .acquiringAndReleasing)
@@ -40,7 +40,7 @@ public final class DaemonHealth: Sendable {
     }
 
     /// Called by the I/O loop on every pass.
-    func notePass() {
+    public func notePass() {
         lastPass.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
     }
 

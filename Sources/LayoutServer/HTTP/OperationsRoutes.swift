@@ -1,5 +1,5 @@
 /// What the operations HTTP listener answers, apart from HTTP itself (so it can be tested without a socket).
-struct OperationsRoutes: Sendable {
+public struct OperationsRoutes: Sendable {
     /// One response, whole.
     struct Response: Sendable {
         var status: Int
@@ -16,6 +16,19 @@ struct OperationsRoutes: Sendable {
     let health: DaemonHealth
     /// The `/metrics` body.
     let metrics: @Sendable () -> [UInt8]
+    /// A further condition of `/readyz` while `health` is serving: nil when it holds, else why not (the
+    /// 503 body). A cluster worker is ready only while joined to a broker.
+    let readiness: @Sendable () -> String?
+
+    /// - Parameters:
+    ///   - health: the process's phase and I/O progress (`/healthz`, `/readyz`).
+    ///   - metrics: the `/metrics` body, made on the listener's thread.
+    ///   - readiness: checked by `/readyz` once `health` is serving; nil (the default) for none.
+    public init(health: DaemonHealth, metrics: @escaping @Sendable () -> [UInt8], readiness: @escaping @Sendable () -> String? = { nil }) {
+        self.health = health
+        self.metrics = metrics
+        self.readiness = readiness
+    }
 
     /// The response to `method path`. `path` may carry a query string, which is ignored.
     func respond(method: String, uri: String) -> Response {
@@ -37,7 +50,11 @@ struct OperationsRoutes: Sendable {
             return Response(status: 200, reason: "OK", body: text("ok"))
         default:
             switch health.phase {
-            case .serving: return Response(status: 200, reason: "OK", body: text("ready"))
+            case .serving:
+                if let reason = readiness() {
+                    return Response(status: 503, reason: "Service Unavailable", body: text(reason))
+                }
+                return Response(status: 200, reason: "OK", body: text("ready"))
             case .starting: return Response(status: 503, reason: "Service Unavailable", body: text("starting"))
             case .draining: return Response(status: 503, reason: "Service Unavailable", body: text("shutting down"))
             case .stopped: return Response(status: 503, reason: "Service Unavailable", body: text("stopped"))

@@ -4,14 +4,14 @@ import NIOPosix
 
 /// The operations HTTP listener (`http` in the configuration): `/metrics`, `/healthz`, `/readyz`, on
 /// SwiftNIO with one event-loop thread of its own, apart from the daemon's I/O and worker threads.
-final class OperationsServer: Sendable {
+public final class OperationsServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
     /// The address actually bound (port 0 resolved).
-    let boundAddress: OperationsAddress
+    public let boundAddress: OperationsAddress
 
     /// Binds `address` and starts answering; throws when it cannot bind.
-    init(address: OperationsAddress, routes: OperationsRoutes) throws {
+    public init(address: OperationsAddress, routes: OperationsRoutes) throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
@@ -34,7 +34,7 @@ final class OperationsServer: Sendable {
 
     /// Stops listening, closes open connections and joins the event-loop thread. Not to be called from
     /// that thread.
-    func close() {
+    public func close() {
         try? channel.close().wait()
         try? group.syncShutdownGracefully()
     }

@@ -65,6 +65,10 @@ public final class AccessControl: Sendable {
         if domain == ZAPDomain.stats, !entry.isAdmin {
             return .refuse("not an admin key")
         }
+        // A worker receives every request: only a key trusted as much as an admin may be one.
+        if domain == ZAPDomain.back || domain == ZAPDomain.eventsIn, !entry.isAdmin {
+            return .refuse("not an admin key (a worker's key must be)")
+        }
         return .admit(userID: entry.userID)
     }
 
@@ -120,4 +124,7 @@ enum ZAPDomain {
     static let front = "front"
     static let events = "events"
     static let stats = "stats"
+    /// A cluster broker's back ROUTER and events-in XSUB: workers only (admin keys).
+    static let back = "back"
+    static let eventsIn = "eventsIn"
 }

@@ -22,6 +22,21 @@ enum KeyFiles {
         throw KeyFileError(path: path, message: "no secret key in the file")
     }
 
+    /// A public key from a file whose first line that is not blank or a comment holds it in Z85 (as
+    /// `layoutctl keygen` writes the `.pub` file).
+    static func publicKey(at path: String) throws(KeyFileError) -> CurveKey {
+        let text = try contents(of: path)
+        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let word = line.split(whereSeparator: \.isWhitespace).first
+            guard let word, !word.hasPrefix("#") else { continue }
+            guard let key = CurveKey(z85: word) else {
+                throw KeyFileError(path: path, line: index + 1, message: "not a public key (40 characters of Z85)")
+            }
+            return key
+        }
+        throw KeyFileError(path: path, message: "no public key in the file")
+    }
+
     /// The allow-list from `security.clientKeysFile`.
     static func clientKeys(at path: String) throws(KeyFileError) -> ClientKeyList {
         try ClientKeyList(parsing: contents(of: path), path: path)

@@ -22,12 +22,12 @@ enum ZAPHandler {
         "inproc://layoutd-handshakes-\(domain)"
     }
 
-    /// The domains whose sockets are monitored.
+    /// The domains whose sockets are monitored: the single daemon's.
     static let domains = [ZAPDomain.front, ZAPDomain.events, ZAPDomain.stats]
 
     /// Binds the handler in `context` and serves it on a new thread until the context is terminated.
     /// Returns once it is bound.
-    static func start(context: Context, access: AccessControl, logger: Logger) throws(ServerError) {
+    static func start(context: Context, access: AccessControl, domains: [String] = domains, logger: Logger) throws(ServerError) {
         let bound = Handoff<Result<Void, ServerError>>()
         let thread = Thread {
             let zap: Socket

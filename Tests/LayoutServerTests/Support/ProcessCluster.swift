@@ -74,6 +74,8 @@ final class ProcessCluster {
     func startBroker() throws {
         broker = try launch("broker", [
             "--role", "broker", "--front", front, "--events", events, "--stats", stats, "--back", back, "--events-in", eventsIn,
+            // No HTTP listener: its default port would collide between tests.
+            "--http", "",
         ])
         // Serving once its stats socket answers.
         for _ in 0..<200 {

@@ -179,9 +179,10 @@ final class TestCluster {
 
     /// Starts one more worker and waits until the broker counts it.
     @discardableResult
-    func addWorker(named name: String) throws -> RunningNode {
+    func addWorker(named name: String, configure: (inout ClusterConfiguration) -> Void = { _ in }) throws -> RunningNode {
         var cluster = self.cluster
         cluster.workerID = name
+        configure(&cluster)
         let worker = try ClusterWorker(configuration: configuration, cluster: cluster, logger: logger).start()
         workers.append(worker)
         try waitForWorkers(workers.count)

@@ -1,0 +1,45 @@
+import Dispatch
+import Synchronization
+
+/// Whether a worker is joined to a broker: READY sent on the current connection and the broker heard
+/// from within liveness. Written by the worker's I/O thread, read by the HTTP listener's (`/readyz`).
+final class WorkerMembership: Sendable {
+    private let readySent = Atomic<Bool>(false)
+    /// `DispatchTime` nanoseconds of the last message from the broker.
+    private let lastHeard = Atomic<UInt64>(0)
+    private let livenessNanos: UInt64
+
+    /// - Parameter livenessNanos: how long the broker may stay silent (heartbeat × liveness).
+    init(livenessNanos: UInt64) {
+        self.livenessNanos = livenessNanos
+    }
+
+    /// READY has gone to the broker on a new connection.
+    func noteReadySent(at time: UInt64) {
+        lastHeard.store(time, ordering: .relaxed)
+        readySent.store(true, ordering: .releasing)
+    }
+
+    /// Something came from the broker.
+    func noteHeard(at time: UInt64) {
+        lastHeard.store(time, ordering: .relaxed)
+    }
+
+    /// The connection is closed (the broker refused or went silent, or the worker leaves).
+    func noteLeft() {
+        readySent.store(false, ordering: .releasing)
+    }
+
+    /// Nil while joined; else why not, for `/readyz`.
+    var notJoinedReason: String? {
+        guard readySent.load(ordering: .acquiring) else {
+            return "not joined: no READY sent on a connection to the broker"
+        }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let last = lastHeard.load(ordering: .relaxed)
+        guard now <= last || now - last <= livenessNanos else {
+            return "not joined: the broker silent for \((now - last) / 1_000_000) ms"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,52 @@
+import Logging
+import ZeroMQ
+
+/// CURVE between a cluster's broker and its workers (LayoutCluster): the broker's back ROUTER and
+/// events-in XSUB are CURVE servers with the broker's key (`security.serverSecretKeyFile`), admitting the
+/// admin keys of its allow-list (`security.clientKeysFile`) through the same ZAP handler as the single
+/// daemon's sockets; a worker connects with a key pair of its own and the broker's public key.
+public enum ClusterCurve {
+    /// The broker's keys and allow-list, with its ZAP handler started in `context` for the back and
+    /// events-in sockets; nil without `security` configured. Call before any socket of `context` binds.
+    public static func startBrokerAccess(
+        configuration: ServerConfiguration, context: Context, stats: ServerStats, logger: Logger
+    ) throws -> AccessControl? {
+        guard let secretKeyFile = configuration.serverSecretKeyFile, let clientKeysFile = configuration.clientKeysFile else { return nil }
+        guard zeroMQSupportsCurve else {
+            throw ServerError("security is configured, but this libzmq was built without CURVE (zmq_has(\"curve\") is false)")
+        }
+        let access = try AccessControl(serverSecretKeyPath: secretKeyFile, clientKeysPath: clientKeysFile, stats: stats, logger: logger)
+        try ZAPHandler.start(context: context, access: access, domains: [ZAPDomain.back, ZAPDomain.eventsIn], logger: logger)
+        logger.info("CURVE on the back and events-in sockets: only listed admin keys join as workers", metadata: [
+            "serverPublicKey": "\(access.serverKeys.publicKey.z85)", "clientKeys": "\(access.summary.keys)", "admins": "\(access.summary.admins)",
+        ])
+        return access
+    }
+
+    /// Makes the broker's back ROUTER a CURVE server admitted by `access`. Call before binding it.
+    public static func secureBack(_ socket: Socket, with access: AccessControl) throws(ZeroMQError) {
+        try secure(socket, domain: ZAPDomain.back, with: access)
+    }
+
+    /// Makes the broker's events-in XSUB a CURVE server admitted by `access`. Call before binding it.
+    public static func secureEventsIn(_ socket: Socket, with access: AccessControl) throws(ZeroMQError) {
+        try secure(socket, domain: ZAPDomain.eventsIn, with: access)
+    }
+
+    private static func secure(_ socket: Socket, domain: String, with access: AccessControl) throws(ZeroMQError) {
+        try socket.makeCurveServer(secretKey: access.serverKeys.secretKey)
+        try socket.set(.zapDomain, domain)
+        // Handshakes that fail before reaching the ZAP handler, which reads this monitor.
+        try socket.monitor(ZAPHandler.monitorEndpoint(domain), events: [.handshakeFailedProtocol, .handshakeFailedNoDetail])
+    }
+
+    /// A worker's key pair from its secret key file (Z85, as `layoutctl keygen` writes it).
+    public static func workerKeys(secretKeyFile path: String) throws(KeyFileError) -> CurveKeyPair {
+        try KeyFiles.serverKeys(at: path)
+    }
+
+    /// The broker's public key from its `.pub` file.
+    public static func brokerPublicKey(file path: String) throws(KeyFileError) -> CurveKey {
+        try KeyFiles.publicKey(at: path)
+    }
+}
