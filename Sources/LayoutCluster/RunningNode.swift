@@ -8,7 +8,7 @@ public final class RunningNode: Sendable {
     private let stopped = DispatchGroup()
     private let endpoints = Mutex((front: "", events: "", stats: "", back: "", eventsIn: ""))
     /// The HTTP listener; closed once the sockets are, so `/readyz` answers 503 for the whole drain.
-    private let http = Mutex<(server: OperationsServer?, stopped: Bool)>((nil, false))
+    private let http = OperationsListenerSlot()
     /// What `/healthz` and `/readyz` answer from.
     public let health: DaemonHealth
 
@@ -31,7 +31,7 @@ public final class RunningNode: Sendable {
     }
 
     /// The HTTP listener's bound `host:port` (its port resolved); nil without one.
-    public var httpAddress: String? { http.withLock { $0.server?.boundAddress.description } }
+    public var httpAddress: String? { http.boundAddress }
 
     /// Starts the operations HTTP listener at `address` (`host:port`; nil or empty: none) and keeps it
     /// until the node stops; when it cannot bind, stops the node and throws.
@@ -48,21 +48,13 @@ public final class RunningNode: Sendable {
             stop()
             throw ServerFailure("cannot bind http \(address): \(error)")
         }
-        let lateForStop = http.withLock { state in
-            if !state.stopped { state.server = server }
-            return state.stopped
-        }
-        if lateForStop { server.close() }
+        http.attach(server)
     }
 
     /// On the I/O thread, once its sockets are closed.
     func markStopped() {
         health.advance(to: .stopped)
-        let server = http.withLock { state in
-            state.stopped = true
-            return state.server
-        }
-        server?.close()
+        http.close()
         stopped.leave()
     }
 

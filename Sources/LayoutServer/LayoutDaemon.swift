@@ -63,16 +63,7 @@ public struct LayoutDaemon: Service {
         }
         let mailbox = try Mailbox<IOMessage>()
         let store = LayoutStore(capacityBytes: configuration.storeCapacityBytes) { change in
-            let event: WireEvent
-            let namespace: String
-            switch change {
-            case let .invalidated(key, version, reason, contentSize):
-                event = EventEncoder.invalidated(layout: key.name, version: version, reason: reason, contentSize: contentSize)
-                namespace = key.namespace
-            case let .batch(key, version, members, contentSize):
-                event = EventEncoder.batch(layout: key.name, version: version, members: members, contentSize: contentSize)
-                namespace = key.namespace
-            }
+            let (namespace, event) = change.event
             mailbox.post(.event(namespace: namespace, topic: event.topic, body: event.body))
         }
         let handler = RequestHandler(store: store, stats: stats, limits: configuration.inputLimits, startedAt: Date())
@@ -139,7 +130,7 @@ public final class RunningDaemon: Sendable {
     /// With CURVE, the keys and the allow-list; nil without CURVE.
     let access: AccessControl?
     /// The HTTP listener; closed once the sockets are, so `/readyz` answers 503 for the whole drain.
-    private let http = Mutex<(server: OperationsServer?, stopped: Bool)>((nil, false))
+    private let http = OperationsListenerSlot()
     /// What `/healthz` and `/readyz` answer from.
     public let health: DaemonHealth
 
@@ -157,7 +148,7 @@ public final class RunningDaemon: Sendable {
     public var eventsEndpoint: String { endpoints.withLock { $0.events } }
     public var statsEndpoint: String { endpoints.withLock { $0.stats } }
     /// The HTTP listener's bound `host:port` (its port resolved); nil when `http` is empty.
-    public var httpAddress: String? { http.withLock { $0.server?.boundAddress.description } }
+    public var httpAddress: String? { http.boundAddress }
 
     func setEndpoints(front: String, events: String, stats: String) {
         endpoints.withLock { $0 = (front, events, stats) }
@@ -165,21 +156,13 @@ public final class RunningDaemon: Sendable {
 
     /// Keeps the HTTP listener until the daemon stops (closing it at once if it already has).
     func attach(_ server: OperationsServer) {
-        let lateForStop = http.withLock { state in
-            if !state.stopped { state.server = server }
-            return state.stopped
-        }
-        if lateForStop { server.close() }
+        http.attach(server)
     }
 
     /// On the I/O thread, once its sockets are closed.
     func markStopped() {
         health.advance(to: .stopped)
-        let server = http.withLock { state in
-            state.stopped = true
-            return state.server
-        }
-        server?.close()
+        http.close()
         stopped.leave()
     }
 

@@ -46,13 +46,8 @@ public struct ClusterWorker: Service {
         let mailbox = try Mailbox<IOMessage>()
         let stats = ServerStats()
         let store = LayoutStore(capacityBytes: configuration.storeCapacityBytes) { change in
-            let event: WireEvent
-            switch change {
-            case let .invalidated(key, version, reason, contentSize):
-                event = EventEncoder.invalidated(layout: key.name, version: version, reason: reason, contentSize: contentSize)
-            case let .batch(key, version, members, contentSize):
-                event = EventEncoder.batch(layout: key.name, version: version, members: members, contentSize: contentSize)
-            }
+            // The cluster keeps every key in the shared namespace: the namespace is always "".
+            let event = change.event.event
             mailbox.post(.event(namespace: "", topic: event.topic, body: event.body))
         }
         let handler = RequestHandler(store: store, stats: stats, limits: configuration.inputLimits, startedAt: Date())
