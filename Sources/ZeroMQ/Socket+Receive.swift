@@ -67,3 +67,22 @@ public struct MultipartMessage: ~Copyable, Sendable {
         last
     }
 }
+
+extension Socket {
+    /// Receives one multipart message: every frame but the last goes to `leading` as it comes, and the
+    /// last (the body) is returned, without a copy. nil when nothing is waiting, as for
+    /// `receive(flags:)`; only the first frame waits, since libzmq delivers a multipart message whole.
+    public func receiveMessage(
+        flags: ReceiveFlags = [], leading: (borrowing Message) -> Void
+    ) throws(ZeroMQError) -> Message? {
+        guard var frame = try receive(flags: flags) else { return nil }
+        while frame.more {
+            leading(frame)
+            guard let next = try receive(flags: .dontWait) else {
+                throw ZeroMQError(code: .again, operation: "zmq_msg_recv")
+            }
+            frame = next
+        }
+        return frame
+    }
+}

@@ -19,6 +19,24 @@ import ZeroMQ
         #expect(try dealer.receiveMultipart() == [bytes("a"), [], bytes("reply")])
     }
 
+    @Test func receiveMessageHandsOverTheLeadingFramesAndReturnsTheBody() throws {
+        let context = try Context()
+        let router = try makeSocket(.router, in: context)
+        let dealer = try makeSocket(.dealer, in: context)
+        try dealer.set(.routingID, bytes("d"))
+        try link(router, dealer, over: .inproc)
+
+        try dealer.send(multipart: [bytes("a"), [], bytes("body")])
+        var leading: [[UInt8]] = []
+        let body = try router.receiveMessage { leading.append($0.bytes) }?.bytes
+        #expect(leading == [bytes("d"), bytes("a"), []])
+        #expect(body == bytes("body"))
+        // Nothing waiting: nil at once, and nothing handed over.
+        let nothing = try router.receiveMessage(flags: .dontWait) { leading.append($0.bytes) }?.bytes
+        #expect(nothing == nil)
+        #expect(leading.count == 3)
+    }
+
     @Test func routerRepliesReachTheRightDealer() throws {
         let context = try Context()
         let router = try makeSocket(.router, in: context)

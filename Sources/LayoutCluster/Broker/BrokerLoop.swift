@@ -226,15 +226,10 @@ final class BrokerLoop {
             var head = WorkerMessageHead()
             let last: Message
             do {
-                guard var frame = try back.receive(flags: .dontWait) else { return false }
-                while frame.more {
-                    frame.withUnsafeBytes { head.read($0) }
-                    guard let next = try back.receive(flags: .dontWait) else {
-                        throw ZeroMQError(code: .again, operation: "zmq_msg_recv")
-                    }
-                    frame = next
+                guard let message = try back.receiveMessage(flags: .dontWait, leading: { $0.withUnsafeBytes { head.read($0) } }) else {
+                    return false
                 }
-                last = frame
+                last = message
             } catch {
                 logger.warning("back receive failed", metadata: ["error": "\(error)"])
                 return false

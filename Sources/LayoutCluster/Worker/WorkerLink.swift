@@ -254,15 +254,10 @@ final class WorkerLink {
             var head = BrokerMessageHead()
             let last: Message
             do {
-                guard var frame = try dealer.receive(flags: .dontWait) else { return false }
-                while frame.more {
-                    frame.withUnsafeBytes { head.read($0) }
-                    guard let next = try dealer.receive(flags: .dontWait) else {
-                        throw ZeroMQError(code: .again, operation: "zmq_msg_recv")
-                    }
-                    frame = next
+                guard let message = try dealer.receiveMessage(flags: .dontWait, leading: { $0.withUnsafeBytes { head.read($0) } }) else {
+                    return false
                 }
-                last = frame
+                last = message
             } catch {
                 logger.warning("receive from the broker failed", metadata: ["error": "\(error)"])
                 return false
