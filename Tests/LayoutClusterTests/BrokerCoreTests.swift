@@ -81,6 +81,28 @@ import Testing
         #expect(cluster.published.isEmpty)
     }
 
+    @Test func readsInFlightOnADeadWorkerWaitForTheirKeysRebuildEvenWhenItIsQueued() throws {
+        // One rebuild at a time: all but one of the dead worker's keys wait for a slot, with no owner.
+        let cluster = SimulatedCluster(restoresPerWorker: 1)
+        cluster.join("a")
+        cluster.join("b")
+        let keys = (0..<12).map { "k\($0)" }
+        for key in keys { cluster.request(prepareBody(key)) }
+        cluster.deliverAll()
+        let dead = try #require(owner(of: keys[0], in: cluster))
+        let theirs = keys.filter { owner(of: $0, in: cluster) == dead }
+        try #require(theirs.count > 1)
+
+        let reads = theirs.map { cluster.request(queryBody($0, id: "r-\($0)")) }
+        cluster.kill(dead)
+        cluster.deliverAll()
+        for read in reads {
+            #expect(cluster.replyCount(for: read) == 1)
+            #expect(cluster.reply(for: read)?["ok"] as? Bool == true, "\(String(describing: cluster.reply(for: read)))")
+        }
+        #expect(cluster.core.counters.unavailable == 0)
+    }
+
     @Test func aKeyWithoutItsRecipeIsPublishedLostAndItsVersionsContinue() throws {
         // Recipes may hold 10 bytes: none is kept.
         let cluster = SimulatedCluster(recipeBytes: 10)

@@ -177,8 +177,9 @@ extension BrokerCore {
             }
             if record.owner == nil { place(record) }
             flushHeld(record)
-            if record.owner == nil, !record.held.isEmpty {
-                // No worker left to take it.
+            if record.owner == nil, !record.isHolding, !record.held.isEmpty {
+                // No worker left to take it. (A key queued for a rebuild slot has no owner yet, but its
+                // requests wait for the rebuild like any held ones.)
                 let stranded = record.held
                 record.held = []
                 heldCount -= stranded.count
