@@ -1,3 +1,4 @@
+import LayoutTestKit
 /// The benchmarks, in the order a run prints them.
 enum BenchName: String, CaseIterable, Sendable {
     /// Small-op round trips through a broker and one worker against a single daemon.
@@ -27,10 +28,6 @@ struct BenchOptions: Sendable {
         prints one JSON object per line (docs/BENCHMARKS.md, "The cluster"). Build with -c release.
         """
 
-    struct UsageError: Error, CustomStringConvertible {
-        var description: String
-    }
-
     init(arguments: [String]) throws(UsageError) {
         var remaining = arguments[...]
         while let flag = remaining.popFirst() {
@@ -38,13 +35,7 @@ struct BenchOptions: Sendable {
             case "--quick":
                 quick = true
             case "--only":
-                guard let text = remaining.popFirst() else { throw UsageError(description: "--only needs a value") }
-                var chosen: Set<BenchName> = []
-                for name in text.split(separator: ",") {
-                    guard let bench = BenchName(rawValue: String(name)) else { throw UsageError(description: "--only: unknown benchmark \(name)") }
-                    chosen.insert(bench)
-                }
-                benches = BenchName.allCases.filter(chosen.contains)
+                benches = try remaining.popList(after: flag, of: BenchName.self)
             case "--help", "-h":
                 showsHelp = true
             default:

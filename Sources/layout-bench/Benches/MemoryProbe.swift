@@ -22,12 +22,12 @@ enum MemoryProbe {
             self.items = items
         }
 
-        init(arguments: inout ArraySlice<String>) throws(BenchOptions.UsageError) {
+        init(arguments: inout ArraySlice<String>) throws(UsageError) {
             guard let kindName = arguments.popFirst(), let kind = LayoutKind(rawValue: kindName),
                   let sideName = arguments.popFirst(), let side = Side(rawValue: sideName),
                   let itemsText = arguments.popFirst(), let items = Int(itemsText), items >= 0
             else {
-                throw BenchOptions.UsageError(description: "\(MemoryProbe.flag) needs KIND ours|baseline ITEMS")
+                throw UsageError(description: "\(MemoryProbe.flag) needs KIND ours|baseline ITEMS")
             }
             self.init(kind: kind, side: side, items: items)
         }

@@ -35,10 +35,6 @@ struct BenchOptions: Sendable {
         Prints one JSON object per line (docs/BENCHMARKS.md). Build with -c release: debug numbers mean nothing.
         """
 
-    struct UsageError: Error, CustomStringConvertible {
-        var description: String
-    }
-
     init(arguments: [String]) throws(UsageError) {
         var remaining = arguments[...]
         while let flag = remaining.popFirst() {
@@ -46,11 +42,11 @@ struct BenchOptions: Sendable {
             case "--quick":
                 quick = true
             case "--only":
-                benches = try Self.list(after: flag, in: &remaining, of: BenchName.self)
+                benches = try remaining.popList(after: flag, of: BenchName.self)
             case "--layout":
-                layouts = try Self.list(after: flag, in: &remaining, of: LayoutKind.self)
+                layouts = try remaining.popList(after: flag, of: LayoutKind.self)
             case "--direction":
-                directions = try Self.list(after: flag, in: &remaining, of: LayoutDirection.self)
+                directions = try remaining.popList(after: flag, of: LayoutDirection.self)
             case "--help", "-h":
                 showsHelp = true
             case MemoryProbe.flag:
@@ -59,21 +55,5 @@ struct BenchOptions: Sendable {
                 throw UsageError(description: "unknown argument \(flag)")
             }
         }
-    }
-
-    /// A comma-separated list of raw values following `flag`, in the type's own order.
-    private static func list<Value: RawRepresentable & CaseIterable>(
-        after flag: String, in arguments: inout ArraySlice<String>, of type: Value.Type
-    ) throws(UsageError) -> [Value] where Value.RawValue == String {
-        guard let text = arguments.popFirst() else { throw UsageError(description: "\(flag) needs a value") }
-        var chosen: [String] = []
-        for name in text.split(separator: ",") {
-            guard Value(rawValue: String(name)) != nil else {
-                throw UsageError(description: "\(flag): unknown value \(name)")
-            }
-            chosen.append(String(name))
-        }
-        guard !chosen.isEmpty else { throw UsageError(description: "\(flag) needs a value") }
-        return Value.allCases.filter { chosen.contains($0.rawValue) }
     }
 }

@@ -25,10 +25,6 @@ struct BenchOptions: Sendable {
         (docs/BENCHMARKS.md). Build with -c release: debug numbers mean nothing.
         """
 
-    struct UsageError: Error, CustomStringConvertible {
-        var description: String
-    }
-
     init(arguments: [String]) throws(UsageError) {
         var remaining = arguments[...]
         while let flag = remaining.popFirst() {
@@ -36,26 +32,12 @@ struct BenchOptions: Sendable {
             case "--quick":
                 quick = true
             case "--only":
-                benches = try Self.benches(after: flag, in: &remaining)
+                benches = try remaining.popList(after: flag, of: BenchName.self)
             case "--help", "-h":
                 showsHelp = true
             default:
                 throw UsageError(description: "unknown argument \(flag)")
             }
         }
-    }
-
-    /// A comma-separated list of bench names following `flag`, in the run's own order.
-    private static func benches(after flag: String, in arguments: inout ArraySlice<String>) throws(UsageError) -> [BenchName] {
-        guard let text = arguments.popFirst() else { throw UsageError(description: "\(flag) needs a value") }
-        var chosen: Set<BenchName> = []
-        for name in text.split(separator: ",") {
-            guard let bench = BenchName(rawValue: String(name)) else {
-                throw UsageError(description: "\(flag): unknown benchmark \(name)")
-            }
-            chosen.insert(bench)
-        }
-        guard !chosen.isEmpty else { throw UsageError(description: "\(flag) needs a value") }
-        return BenchName.allCases.filter(chosen.contains)
     }
 }

@@ -1,3 +1,4 @@
+import LayoutTestKit
 import Foundation
 
 /// The suite's tests, in the order a run prints them.
@@ -39,10 +40,6 @@ struct SoakOptions: Sendable {
         test failed. Build with -c release (scripts/soak does).
         """
 
-    struct UsageError: Error, CustomStringConvertible {
-        var description: String
-    }
-
     init(arguments: [String]) throws(UsageError) {
         var remaining = arguments[...]
         while let flag = remaining.popFirst() {
@@ -50,13 +47,7 @@ struct SoakOptions: Sendable {
             case "--small":
                 small = true
             case "--only":
-                guard let text = remaining.popFirst() else { throw UsageError(description: "--only needs a value") }
-                var chosen: Set<SoakTest> = []
-                for name in text.split(separator: ",") {
-                    guard let test = SoakTest(rawValue: String(name)) else { throw UsageError(description: "--only: unknown test \(name)") }
-                    chosen.insert(test)
-                }
-                tests = SoakTest.allCases.filter(chosen.contains)
+                tests = try remaining.popList(after: flag, of: SoakTest.self)
             case "--layoutd":
                 guard let path = remaining.popFirst() else { throw UsageError(description: "--layoutd needs a path") }
                 layoutd = URL(fileURLWithPath: path)

@@ -1,0 +1,28 @@
+/// A command-line mistake in one of the benches or the soak suite, said in one line.
+public struct UsageError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+
+    public init(description: String) {
+        self.description = description
+    }
+}
+
+extension ArraySlice where Element == String {
+    /// The comma-separated raw values that follow `flag` (`--only roundtrip,job`), in the type's own
+    /// order. The benches and the soak suite parse their few flags by hand; this is the one part they
+    /// share.
+    public mutating func popList<Value: RawRepresentable & CaseIterable>(
+        after flag: String, of type: Value.Type
+    ) throws(UsageError) -> [Value] where Value.RawValue == String {
+        guard let text = popFirst() else { throw UsageError(description: "\(flag) needs a value") }
+        var chosen: [String] = []
+        for name in text.split(separator: ",") {
+            guard Value(rawValue: String(name)) != nil else {
+                throw UsageError(description: "\(flag): unknown value \(name)")
+            }
+            chosen.append(String(name))
+        }
+        guard !chosen.isEmpty else { throw UsageError(description: "\(flag) needs a value") }
+        return Value.allCases.filter { chosen.contains($0.rawValue) }
+    }
+}
