@@ -19,6 +19,14 @@ enum ClusterBench {
             printError("cluster-bench: \(error)\n\(BenchOptions.usage)")
             exit(64)
         }
+        if options.servesNull {
+            do {
+                try NullServer.serve()
+            } catch {
+                printError("cluster-bench: null server: \(error)")
+                exit(1)
+            }
+        }
         if options.showsHelp {
             print(BenchOptions.usage)
             return

@@ -1,4 +1,5 @@
 import LayoutEngine
+import LayoutTestKit
 import Testing
 @testable import LayoutWire
 
@@ -95,6 +96,53 @@ import Testing
     @Test func aBodyCutShortIsAnError() {
         #expect(throws: WireError.self) { try skipped(#"[1,2,"#) }
         #expect(throws: WireError.self) { try skipped(#"{"a":"unterminated"#) }
+    }
+
+    /// The word-at-a-time skip must stop where the strict skip does, wherever the structural bytes fall
+    /// within a word: random valid values, with strings holding escapes, brackets and non-ASCII text.
+    @Test(arguments: 0..<4)
+    func aValidValueIsSkippedToWhereTheStrictSkipEnds(seed: UInt64) throws {
+        var random = SeededGenerator(seed: 0x5eed + seed)
+        for _ in 0..<200 {
+            var value = ""
+            Self.appendValue(to: &value, depth: 0, using: &random)
+            let text = String(repeating: " ", count: Int.random(in: 0...9, using: &random)) + value + ",tail"
+            let strict: Int? = Array(text.utf8).withUnsafeBytes { bytes in
+                var reader = JSONReader(bytes)
+                return (try? reader.skipValue()) != nil ? reader.offset : nil
+            }
+            #expect(strict == text.utf8.count - ",tail".utf8.count, "the generator made invalid JSON: \(value)")
+            #expect(try skipped(text) == strict, "\(text)")
+        }
+    }
+
+    private static func appendValue(to text: inout String, depth: Int, using random: inout SeededGenerator) {
+        let pieces = [#"\""#, #"\\"#, "[", "]", "{", "}", "é", "😀", ",", ":", "a", "0123456789", " "]
+        switch depth < 4 ? Int.random(in: 0..<5, using: &random) : Int.random(in: 2..<5, using: &random) {
+        case 0:
+            text += "["
+            for index in 0..<Int.random(in: 0..<6, using: &random) {
+                if index > 0 { text += "," }
+                appendValue(to: &text, depth: depth + 1, using: &random)
+            }
+            text += "]"
+        case 1:
+            text += "{"
+            for index in 0..<Int.random(in: 0..<6, using: &random) {
+                if index > 0 { text += ", " }
+                text += "\"k\(index)\":"
+                appendValue(to: &text, depth: depth + 1, using: &random)
+            }
+            text += "}"
+        case 2:
+            text += "\""
+            for _ in 0..<Int.random(in: 0..<24, using: &random) { text += pieces.randomElement(using: &random) ?? "" }
+            text += "\""
+        case 3:
+            text += String(Int.random(in: -100_000_000...100_000_000, using: &random))
+        default:
+            text += ["true", "false", "null", "12.5e-3"].randomElement(using: &random) ?? "null"
+        }
     }
 
     @Test func theRouteOfALargeBodyIsReadPastItsBulkMembers() {

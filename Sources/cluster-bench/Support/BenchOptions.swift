@@ -16,6 +16,8 @@ struct BenchOptions: Sendable {
     var quick = false
     var benches: [BenchName] = BenchName.allCases
     var showsHelp = false
+    /// Internal: this process is the hop bench's null server (`NullServer`), not a bench run.
+    var servesNull = false
 
     static let usage = """
         usage: cluster-bench [--quick] [--only BENCH[,BENCH…]]
@@ -36,6 +38,8 @@ struct BenchOptions: Sendable {
                 quick = true
             case "--only":
                 benches = try remaining.popList(after: flag, of: BenchName.self)
+            case "--null-server":
+                servesNull = true
             case "--help", "-h":
                 showsHelp = true
             default:
