@@ -47,7 +47,9 @@ extension BrokerCore {
             object["cluster"] = clusterObject(now: now)
             return StatsSnapshot.serialize(object)
         case .metrics:
-            return Array((snapshot.prometheusText() + clusterMetrics(now: now)).utf8)
+            return stats.metrics.exposition(of: snapshot, process: ProcessUsage.current()) { series in
+                clusterMetrics.write(self, now: now, into: &series)
+            }
         }
     }
 
@@ -107,44 +109,5 @@ extension BrokerCore {
         var time = timespec()
         guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return 0 }
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
-    private func clusterMetrics(now: Nanos) -> String {
-        var out = ""
-        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, String)]) {
-            out += "# HELP layoutd_\(name) \(help)\n# TYPE layoutd_\(name) \(type)\n"
-            for (labels, value) in samples {
-                out += "layoutd_\(name)\(labels.isEmpty ? "" : "{\(labels)}") \(value)\n"
-            }
-        }
-        func label(_ worker: WorkerRecord) -> String { "worker=\"\(escape(worker.name))\"" }
-        let connected = workers.filter(\.isConnected)
-        metric("worker_alive", "gauge", "Whether a worker is connected (1) or was declared dead (0).", workers.map { (label($0), $0.isConnected ? "1" : "0") })
-        metric("worker_in_flight", "gauge", "Requests and rebuilds sent to a worker and not answered.", workers.map { (label($0), String($0.inFlight)) })
-        metric("worker_busy", "gauge", "A worker's threads running a job, as its last heartbeat said.", workers.map { (label($0), String($0.load.busy)) })
-        metric("worker_queued", "gauge", "Requests queued at a worker, as its last heartbeat said.", workers.map { (label($0), String($0.load.queued)) })
-        metric("worker_keys", "gauge", "Layout keys a worker owns.", workers.map { (label($0), String($0.ownedKeys.count)) })
-        metric("worker_heartbeat_age_seconds", "gauge", "Seconds since the broker last heard from a worker.", workers.map { (label($0), String(age($0, now))) })
-        metric("worker_routed_total", "counter", "Requests routed to a worker.", workers.map { (label($0), String($0.routed)) })
-        metric("cluster_workers", "gauge", "Connected workers.", [("", String(connected.count))])
-        metric("cluster_queue_depth", "gauge", "Requests waiting: held at the broker plus queued at workers (scale out on this).",
-               [("", String(heldCount + connected.reduce(0) { $0 + $1.load.queued }))])
-        let c = counters
-        metric("cluster_routed_total", "counter", "Requests routed, by route.",
-               [("route=\"keyed\"", String(c.keyed)), ("route=\"stateless\"", String(c.stateless)), ("route=\"list\"", String(c.lists))])
-        metric("cluster_retried_total", "counter", "Read-only requests sent again after their worker died.", [("", String(c.retried))])
-        metric("cluster_unavailable_total", "counter", "Requests answered unavailable.", [("", String(c.unavailable))])
-        metric("cluster_restores_total", "counter", "Layouts rebuilt from recipes on another worker.", [("", String(c.restores))])
-        metric("cluster_lost_total", "counter", "Layouts lost (no recipe when their worker died).", [("", String(c.lost))])
-        metric("cluster_moves_total", "counter", "Keys moved between live workers.", [("", String(c.moves))])
-        metric("cluster_recipes", "gauge", "Recipes kept.", [("", String(recipes.count))])
-        metric("cluster_recipe_bytes", "gauge", "Bytes of kept recipes.", [("", String(recipes.totalBytes))])
-        metric("cluster_broker_thread_cpu_seconds_total", "counter", "CPU time of the broker's routing thread.", [("", String(Self.threadCPUSeconds()))])
-        return out
-    }
-
-    private func escape(_ label: String) -> String {
-        label.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
     }
 }

@@ -20,6 +20,8 @@ final class BrokerCore {
     /// Requests answered, errors and latencies, counted as a single daemon counts them.
     let stats: ServerStats
     var counters = RoutingCounters()
+    /// The cluster's series in `metrics`, beside the daemon's in `stats.metrics`.
+    let clusterMetrics = ClusterMetrics()
 
     var workers: [WorkerRecord] = []
     /// Workers taking new work, in registration order: the candidates of rendezvous hashing and of

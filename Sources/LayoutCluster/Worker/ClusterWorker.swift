@@ -87,11 +87,11 @@ public struct ClusterWorker: Service {
         ready.wait()
         let statsEndpoint = try bound.withLock { $0 ?? .failure(ServerFailure("the worker did not start")) }.get()
         running.setEndpoints(front: "", events: "", stats: statsEndpoint ?? "", back: cluster.joinEndpoint ?? "", eventsIn: cluster.resolvedJoinEventsEndpoint ?? "")
-        // The same text as the worker's stats socket's `metrics`.
-        let metrics: @Sendable () -> [UInt8] = { Array(stats.snapshot(pool: pool.usage, store: store.usage).prometheusText().utf8) }
+        // The same exposition as the worker's stats socket's `metrics`.
+        let metrics = WorkerMetrics(stats: stats, pool: pool, store: store, membership: membership)
         try running.serveOperations(
             at: cluster.workerHTTPAddress,
-            routes: OperationsRoutes(health: health, metrics: metrics, readiness: { membership.notJoinedReason })
+            routes: OperationsRoutes(health: health, metrics: metrics.exposition, readiness: { membership.notJoinedReason })
         )
         return running
     }

@@ -387,15 +387,14 @@ final class WorkerLink {
         for _ in 0..<64 {
             guard let frames = try? statsSocket.receiveMultipart(flags: .dontWait) else { return false }
             guard frames.count >= 2, let body = frames.last else { continue }
-            let snapshot = stats.snapshot(pool: pool.usage, store: store.usage)
             let answer: [UInt8]
             switch StatsRequestKind(body: body) {
             case .stats:
-                var object = snapshot.jsonObject
+                var object = stats.snapshot(pool: pool.usage, store: store.usage).jsonObject
                 object["cluster"] = ["role": "worker", "id": workerID, "broker": cluster.joinEndpoint ?? "", "connected": dealer != nil]
                 answer = StatsSnapshot.serialize(object)
             case .metrics:
-                answer = Array(snapshot.prometheusText().utf8)
+                answer = WorkerMetrics(stats: stats, pool: pool, store: store, membership: membership).exposition()
             }
             _ = try? statsSocket.send(multipart: Array(frames.dropLast()) + [answer], flags: .dontWait)
         }

@@ -1,4 +1,3 @@
-import CoreMetrics
 import Prometheus
 import Synchronization
 
@@ -30,14 +29,11 @@ public final class DaemonMetrics: Sendable {
     ]
 
     private let registry: PrometheusCollectorRegistry
-    private let factory: PrometheusMetricsFactory
-    private let exported: Mutex<ExportedSeries>
+    private let exported: Mutex<ScrapedSeries>
 
     public init() {
         registry = PrometheusCollectorRegistry()
-        let factory = PrometheusMetricsFactory(registry: registry)
-        self.factory = factory
-        exported = Mutex(ExportedSeries(factory: factory))
+        exported = Mutex(ScrapedSeries(factory: PrometheusMetricsFactory(registry: registry)))
     }
 
     /// The latency histogram of one op, in seconds; made once per op (by `ServerStats`) and kept.
@@ -52,34 +48,24 @@ public final class DaemonMetrics: Sendable {
     }
 
     /// The Prometheus text exposition (format 0.0.4) of everything: `snapshot` and `process` first
-    /// brought into the registry, then the registry written out. Scrapes run one at a time, so each
+    /// brought into the registry, then the series of the role that runs the daemon's parts (a cluster's
+    /// broker or worker) by `adding`, then the registry written out. Scrapes run one at a time, so each
     /// one's text agrees with the numbers it was given.
-    public func exposition(of snapshot: StatsSnapshot, process: ProcessUsage?) -> [UInt8] {
+    ///
+    /// - Parameter adding: writes the role's own series, in the same registry as the daemon's; it must
+    ///   not use a name the daemon does, and must write the same series on every scrape (or remove them).
+    public func exposition(of snapshot: StatsSnapshot, process: ProcessUsage?, adding: (inout ScrapedSeries) -> Void = { _ in }) -> [UInt8] {
         exported.withLock { series in
             series.update(from: snapshot, process: process)
+            adding(&series)
             return registry.emitToBuffer()
         }
     }
 }
 
-/// The counters and gauges that scrapes keep up to date, made on first use.
-private struct ExportedSeries: ~Copyable {
-    private struct Key: Hashable {
-        var name: String
-        var labels: [String]
-    }
-
-    /// A swift-metrics counter only goes up by increments: each keeps the total it was last brought to.
-    private var counters: [Key: (counter: CoreMetrics.Counter, total: Int)] = [:]
-    private var cpuSeconds: (counter: FloatingPointCounter, total: Double)?
-    private var gauges: [Key: CoreMetrics.Gauge] = [:]
-    private let factory: PrometheusMetricsFactory
-
-    init(factory: PrometheusMetricsFactory) {
-        self.factory = factory
-    }
-
-    mutating func update(from s: StatsSnapshot, process: ProcessUsage?) {
+extension ScrapedSeries {
+    /// The daemon's series, from its stats and its process.
+    fileprivate mutating func update(from s: StatsSnapshot, process: ProcessUsage?) {
         set("layoutd_uptime_seconds", s.uptimeSeconds)
         for (op, count) in s.requests { advance("layoutd_requests_total", ["op": op], to: count) }
         for (code, count) in s.errors { advance("layoutd_errors_total", ["code": code], to: count) }
@@ -94,38 +80,18 @@ private struct ExportedSeries: ~Copyable {
                 set("layoutd_latency_microseconds", Double(value), ["op": op, "quantile": quantile])
             }
         }
-        advance("layoutd_items_prepared_total", [:], to: s.itemsPrepared)
+        advance("layoutd_items_prepared_total", to: s.itemsPrepared)
         set("layoutd_layouts", Double(s.layoutCount))
         set("layoutd_layout_bytes", Double(s.layoutBytes))
-        advance("layoutd_events_published_total", [:], to: s.eventsPublished)
+        advance("layoutd_events_published_total", to: s.eventsPublished)
         set("layoutd_subscribers", Double(s.subscribers))
-        advance("layoutd_auth_failures_total", [:], to: s.authFailures)
+        advance("layoutd_auth_failures_total", to: s.authFailures)
         guard let process else { return }
         set("process_resident_memory_bytes", Double(process.residentBytes))
         set("layoutd_resident_memory_peak_bytes", Double(process.residentPeakBytes))
         set("process_virtual_memory_bytes", Double(process.virtualBytes))
         set("process_open_fds", Double(process.openFileDescriptors))
-        if cpuSeconds == nil {
-            cpuSeconds = (FloatingPointCounter(label: "process_cpu_seconds_total", dimensions: [], factory: factory), 0)
-        }
-        if let last = cpuSeconds, process.cpuSeconds > last.total {
-            last.counter.increment(by: process.cpuSeconds - last.total)
-            cpuSeconds = (last.counter, process.cpuSeconds)
-        }
-    }
-
-    private mutating func advance(_ name: String, _ labels: KeyValuePairs<String, String>, to total: Int) {
-        let key = Key(name: name, labels: labels.flatMap { [$0.key, $0.value] })
-        let entry = counters[key] ?? (CoreMetrics.Counter(label: name, dimensions: labels.map { ($0.key, $0.value) }, factory: factory), 0)
-        // Totals in stats only grow; a smaller one is ignored rather than turned into a decrement.
-        if total > entry.total { entry.counter.increment(by: total - entry.total) }
-        counters[key] = (entry.counter, max(total, entry.total))
-    }
-
-    private mutating func set(_ name: String, _ value: Double, _ labels: KeyValuePairs<String, String> = [:]) {
-        let key = Key(name: name, labels: labels.flatMap { [$0.key, $0.value] })
-        let gauge = gauges[key] ?? CoreMetrics.Gauge(label: name, dimensions: labels.map { ($0.key, $0.value) }, factory: factory)
-        gauges[key] = gauge
-        gauge.record(value)
+        advance("process_cpu_seconds_total", to: process.cpuSeconds)
     }
 }
+
