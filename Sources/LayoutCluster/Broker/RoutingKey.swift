@@ -14,10 +14,9 @@ enum RoutingKey {
         return LayoutKey(namespace: caller.namespace, name: name)
     }
 
-    /// The `namespace` an admin's `query` names. The route's scan does not read it, and admins' queries
-    /// of other namespaces are rare: decoding the body whole costs only them, and reads it exactly as
-    /// the worker will. A body that does not decode is answered with its error by whichever worker
-    /// gets it.
+    /// The `namespace` an admin's `query` names. The route's scan does not read it; decoding the body
+    /// whole costs only admins' queries (a few, small bodies) and reads it exactly as the worker will.
+    /// A body that does not decode is answered with its error by whichever worker gets it.
     private static func namedNamespace(in body: HeldBody) -> String? {
         let request = body.withUnsafeBytes { try? RequestDecoder().decode($0) }
         guard case .query(let query)? = request?.operation else { return nil }
