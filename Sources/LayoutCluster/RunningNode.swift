@@ -1,6 +1,8 @@
 import Dispatch
 import LayoutServer
+import Logging
 import Synchronization
+import ZeroMQ
 
 /// A broker or worker that is serving: its bound endpoints and how to stop it.
 public final class RunningNode: Sendable {
@@ -11,11 +13,29 @@ public final class RunningNode: Sendable {
     private let http = OperationsListenerSlot()
     /// What `/healthz` and `/readyz` answer from.
     public let health: DaemonHealth
+    /// A broker's keys and allow-list with CURVE; nil without CURVE, and for a worker.
+    let access: AccessControl?
 
-    init(stop: @escaping @Sendable () -> Void, health: DaemonHealth) {
+    init(stop: @escaping @Sendable () -> Void, health: DaemonHealth, access: AccessControl? = nil) {
         stopRequest = stop
         self.health = health
+        self.access = access
         stopped.enter()
+    }
+
+    /// The broker's CURVE public key, which clients and workers need; nil without CURVE.
+    public var serverPublicKey: CurveKey? { access?.serverKeys.publicKey }
+
+    /// Rereads a broker's `security.clientKeysFile` (what SIGHUP does), for clients and workers alike,
+    /// logging the outcome: a file that is not valid is reported and changes nothing. False when CURVE
+    /// is off or the file was refused.
+    @discardableResult
+    public func reloadClientKeys(logger: Logger) -> Bool {
+        guard let access else {
+            logger.notice("SIGHUP: CURVE is off, no client keys to reload")
+            return false
+        }
+        return access.reload(logging: logger)
     }
 
     public var frontEndpoint: String { endpoints.withLock { $0.front } }

@@ -31,8 +31,8 @@ public struct LayoutDaemon: Service {
         ])
         let logger = self.logger
         await withTaskGroup(of: Void.self) { group in
-            if let hangUps {
-                group.addTask { await running.reloadClientKeys(on: hangUps, logger: logger) }
+            if let hangUps, let access = running.access {
+                group.addTask { await access.reload(on: hangUps, logger: logger) }
             }
             await withGracefulShutdownHandler {
                 await running.waitUntilStopped()

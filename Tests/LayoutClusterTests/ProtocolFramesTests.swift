@@ -21,6 +21,41 @@ import Testing
         #expect(RequestToken(frame: [1, 2, 3]) == nil)
     }
 
+    @Test func namespacesTravelInEveryFrameThatNamesAKey() throws {
+        // READY: `[name, version]` in the shared namespace, as protocol 1 wrote it; the namespace third.
+        let ready = ReadyInfo(workerID: "w", credit: 8, threads: 1, keys: [
+            .init(key: "feed", version: 4), .init(key: LayoutKey(namespace: "alice", name: "feed"), version: 2),
+        ])
+        #expect(ReadyInfo(frame: ready.frame) == ready)
+        let keys = try #require(ControlJSON.object(ready.frame)?["keys"] as? [[Any]])
+        #expect(keys.map(\.count) == [2, 3])
+        let old = ReadyInfo(frame: Array(#"{"protocol":1,"worker":"w","credit":8,"threads":1,"keys":[["feed",4]]}"#.utf8))
+        #expect(old?.extensionVersion == 1 && old?.keys == [.init(key: "feed", version: 4)])
+
+        // RESTORE: the member `namespace`, left out for "".
+        let header = RestoreHeader(key: LayoutKey(namespace: "alice", name: "feed"), version: 7, base: 2)
+        #expect(RestoreHeader(frame: header.frame) == header)
+        #expect(header.key == LayoutKey(namespace: "alice", name: "feed"))
+        #expect(ControlJSON.object(RestoreHeader(layout: "feed", version: 7, base: 2).frame)?["namespace"] == nil)
+        #expect(RestoreHeader(frame: Array(#"{"layout":"feed","version":7,"base":2,"namespace":3}"#.utf8)) == nil)
+
+        // RELEASE: shared keys first, as protocol 1 wrote them, then a group per namespace.
+        let released: [LayoutKey] = ["a", LayoutKey(namespace: "bob", name: "feed"), LayoutKey(namespace: "alice", name: "feed"), "b", LayoutKey(namespace: "alice", name: "wall")]
+        let frames = ReleaseFrames.encode(released)
+        #expect(frames.map { String(decoding: $0, as: UTF8.self) } == ["a", "b", "", "alice", "feed", "wall", "", "bob", "feed"])
+        #expect(Set(ReleaseFrames.decode(frames)) == Set(released))
+        #expect(ReleaseFrames.decode([Array("feed".utf8)]) == ["feed"])
+
+        // REQUEST's caller frame.
+        for caller in [Caller(namespace: "alice", isAdmin: false), Caller(namespace: "ops", isAdmin: true)] {
+            #expect(Caller(workerFrame: caller.workerFrame) == caller)
+        }
+        #expect(Caller(namespace: "ops", isAdmin: true).workerFrame == [1] + Array("ops".utf8))
+        #expect(Caller(workerFrame: []) == nil)
+        #expect(Caller(workerFrame: [2] + Array("ops".utf8)) == nil)
+        #expect(Caller(workerFrame: [0, 0xff]) == nil)
+    }
+
     @Test func malformedControlFramesAreRefused() {
         #expect(ReadyInfo(frame: Array("{}".utf8)) == nil)
         #expect(ReadyInfo(frame: Array(#"{"protocol":1,"worker":"w","credit":0,"threads":1,"keys":[]}"#.utf8)) == nil)
@@ -30,6 +65,7 @@ import Testing
 
     @Test func commandsKeepTheirMDPNumbers() {
         #expect(WorkerCommand.allCases.map(\.rawValue) == [0x01, 0x02, 0x03, 0x04, 0x05, 0x81, 0x82])
+        #expect(WorkerProtocol.extensionVersion == 2)
         #expect(WorkerProtocol.header == Array("MDPW01".utf8))
     }
 

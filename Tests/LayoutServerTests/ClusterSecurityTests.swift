@@ -14,11 +14,12 @@ import ZeroMQ
         return logger
     }
 
-    /// The broker's stats object.
-    private func brokerStats(_ cluster: TestCluster, context: Context) throws -> [String: Any] {
+    /// The broker's stats object, asked with the admin key `admin`.
+    private func brokerStats(_ cluster: TestCluster, context: Context, admin: CurveKeyPair, serverKey: CurveKey) throws -> [String: Any] {
         let socket = try Socket(.req, in: context)
         defer { socket.close() }
         try socket.set(.receiveTimeout, 5_000)
+        try socket.makeCurveClient(keys: admin, serverKey: serverKey)
         try socket.connect(cluster.broker.statsEndpoint)
         _ = try socket.send("stats")
         guard let reply = try socket.receiveBytes() else { throw TestFailure("no stats reply from the broker") }
@@ -28,12 +29,6 @@ import ZeroMQ
     private func workerIDs(_ stats: [String: Any]) -> [String] {
         let workers = (stats["cluster"] as? [String: Any])?["workers"] as? [[String: Any]] ?? []
         return workers.compactMap { $0["id"] as? String }
-    }
-
-    private func writeSecretKey(_ keys: CurveKeyPair, named name: String, in directory: KeyDirectory) throws -> String {
-        let file = directory.path + "/" + name
-        try "\(keys.secretKey.z85)\n".write(toFile: file, atomically: true, encoding: .utf8)
-        return file
     }
 
     @Test func aListedWorkerJoinsAndServesAndAnUnlistedOneNeverJoins() throws {
@@ -49,11 +44,11 @@ import ZeroMQ
         configuration.workers = 2
         configuration.serverSecretKeyFile = keys.serverSecretKeyFile
         configuration.clientKeysFile = keys.clientKeysFile
-        let cluster = try TestCluster(workers: 0, configuration: configuration, logger: logger)
+        let cluster = try TestCluster(workers: 0, configuration: configuration, statsKeys: listed, logger: logger)
         defer { cluster.stop() }
 
         // Joins (addWorker waits until the broker counts it) and serves.
-        let listedSecret = try writeSecretKey(listed, named: "listed.key", in: keys)
+        let listedSecret = try keys.writeSecretKey(listed, named: "listed.key")
         try cluster.addWorker(named: "listed") {
             $0.workerSecretKeyFile = listedSecret
             $0.brokerPublicKeyFile = brokerPublicKeyFile
@@ -63,6 +58,8 @@ import ZeroMQ
         let dealer = try Socket(.dealer, in: context)
         defer { dealer.close() }
         try dealer.set(.receiveTimeout, 5_000)
+        // A client's key (not admin) is served on the front, which is a CURVE server too.
+        try dealer.makeCurveClient(keys: notAdmin, serverKey: keys.serverKeys.publicKey)
         try dealer.connect(cluster.broker.frontEndpoint)
         try dealer.send(multipart: [[], Array(#"{"v":1,"id":7,"op":"ping"}"#.utf8)])
         let reply = try dealer.receiveMultipart()
@@ -74,7 +71,7 @@ import ZeroMQ
         var strangers: [RunningNode] = []
         defer { for worker in strangers { worker.stop() } }
         for (name, pair) in [("unlisted", unlisted), ("not-admin", notAdmin)] {
-            let secret = try writeSecretKey(pair, named: "\(name).key", in: keys)
+            let secret = try keys.writeSecretKey(pair, named: "\(name).key")
             var settings = cluster.cluster
             settings.workerID = name
             settings.workerSecretKeyFile = secret
@@ -83,16 +80,17 @@ import ZeroMQ
         }
         // Both try (and are counted as refused) within a few heartbeats; neither ever joins.
         let deadline = Date().addingTimeInterval(10)
-        var stats = try brokerStats(cluster, context: context)
-        while (stats["authFailures"] as? Int ?? 0) < 2, Date() < deadline {
-            #expect(workerIDs(stats) == ["listed"])
+        let stats = { () throws -> [String: Any] in try self.brokerStats(cluster, context: context, admin: listed, serverKey: keys.serverKeys.publicKey) }
+        var seen = try stats()
+        while (seen["authFailures"] as? Int ?? 0) < 2, Date() < deadline {
+            #expect(workerIDs(seen) == ["listed"])
             Thread.sleep(forTimeInterval: 0.1)
-            stats = try brokerStats(cluster, context: context)
+            seen = try stats()
         }
-        #expect((stats["authFailures"] as? Int ?? 0) >= 2)
+        #expect((seen["authFailures"] as? Int ?? 0) >= 2)
         // Two more heartbeat intervals: a late join would show now.
         Thread.sleep(forTimeInterval: 2)
-        #expect(workerIDs(try brokerStats(cluster, context: context)) == ["listed"])
+        #expect(workerIDs(try stats()) == ["listed"])
     }
 
 }

@@ -3,15 +3,20 @@ import LayoutClient
 import Testing
 import ZeroMQ
 
-/// The real `layoutd` executable with CURVE: SIGHUP rereads the client keys, and the daemon goes on.
+/// The real `layoutd` executable with CURVE: SIGHUP rereads the client keys, and the daemon (or broker)
+/// goes on.
 @Suite struct HangUpTests {
     /// Pings with `keys` until an answer comes or `attempts` pings of `timeout` each went unanswered.
-    private func answers(_ daemon: LayoutdProcess, keys: KeyDirectory, client: CurveKeyPair, attempts: Int, timeout: Duration) throws -> Bool {
+    /// With `anyReply`, an error reply counts (a broker without workers answers `unavailable`).
+    private func answers(
+        _ daemon: LayoutdProcess, keys: KeyDirectory, client: CurveKeyPair, attempts: Int, timeout: Duration, anyReply: Bool = false
+    ) throws -> Bool {
         let credentials = CurveCredentials(clientKeys: client, serverKey: keys.serverKeys.publicKey)
         let connection = try LayoutClient(endpoint: daemon.frontEndpoint, timeout: timeout, curve: credentials)
         defer { connection.close() }
         for _ in 0..<attempts {
-            if (try? connection.ping())?.ok == true { return true }
+            guard let reply = try? connection.ping() else { continue }
+            if reply.ok || anyReply { return true }
         }
         return false
     }
@@ -37,5 +42,29 @@ import ZeroMQ
         daemon.signal(SIGTERM)
         daemon.process.waitUntilExit()
         #expect(daemon.process.terminationStatus == 0)
+    }
+
+    @Test func sighupAtABrokerAdmitsTheKeysNowListed() throws {
+        let alice = try CurveKeyPair.generate()
+        let carol = try CurveKeyPair.generate()
+        let keys = try KeyDirectory()
+        try keys.allow([(alice, "alice", false)])
+        let broker = try LayoutdProcess(arguments: [
+            "--role", "broker", "--back", "tcp://127.0.0.1:\(try freePort())", "--events-in", "tcp://127.0.0.1:\(try freePort())",
+            "--server-secret-key-file", keys.serverSecretKeyFile, "--client-keys-file", keys.clientKeysFile,
+        ])
+        // Up, without workers: it answers Alice (`unavailable`), and Carol not at all.
+        #expect(try answers(broker, keys: keys, client: alice, attempts: 100, timeout: .milliseconds(100), anyReply: true))
+        #expect(try !answers(broker, keys: keys, client: carol, attempts: 1, timeout: .milliseconds(400), anyReply: true))
+
+        try keys.allow([(carol, "carol", false)])
+        broker.signal(SIGHUP)
+        #expect(try answers(broker, keys: keys, client: carol, attempts: 50, timeout: .milliseconds(100), anyReply: true))
+        #expect(try !answers(broker, keys: keys, client: alice, attempts: 1, timeout: .milliseconds(400), anyReply: true))
+        #expect(broker.process.isRunning)
+
+        broker.signal(SIGTERM)
+        broker.process.waitUntilExit()
+        #expect(broker.process.terminationStatus == 0)
     }
 }

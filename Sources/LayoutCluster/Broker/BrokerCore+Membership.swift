@@ -1,3 +1,4 @@
+import LayoutServer
 import LayoutWire
 
 extension BrokerCore {
@@ -6,7 +7,7 @@ extension BrokerCore {
         if let existing = byRoutingID[routingID] {
             workerDied(existing, reason: "sent READY again")
         }
-        guard ready.extensionVersion == WorkerProtocol.extensionVersion else {
+        guard speaks(ready.extensionVersion) else {
             logger.warning("worker speaks another protocol version; disconnected", metadata: [
                 "worker": "\(ready.workerID)", "protocol": "\(ready.extensionVersion)",
             ])
@@ -25,11 +26,24 @@ extension BrokerCore {
         rebalance(toward: worker)
     }
 
+    /// Whether the broker takes a worker of protocol `version`: the current one, or, without CURVE, the
+    /// one before namespaces (such a worker is never sent anything that version added).
+    private func speaks(_ version: Int) -> Bool {
+        version == WorkerProtocol.extensionVersion || (!settings.secured && version == WorkerProtocol.namespacelessVersion)
+    }
+
     /// Takes over the routing of layouts a worker reports keeping: after a broker restart this
-    /// rebuilds the table; a copy another worker now owns is stale and released.
+    /// rebuilds the table; a copy another worker now owns is stale and released. So is a layout no
+    /// client of this broker can reach: of a namespace when the broker has no CURVE (everyone is in
+    /// ""), or of "" when it has (everyone has a namespace of their own), as after a restart that
+    /// turned CURVE on or off.
     private func adopt(_ reported: [ReadyInfo.KeyVersion], from worker: WorkerRecord) {
-        var stale: [String] = []
+        var stale: [LayoutKey] = []
         for entry in reported {
+            guard entry.key.namespace.isEmpty != settings.secured else {
+                stale.append(entry.key)
+                continue
+            }
             guard let record = keys[entry.key] else {
                 let record = KeyRecord(key: entry.key)
                 record.kept = true

@@ -1,4 +1,5 @@
 import LayoutEngine
+import LayoutServer
 import LayoutWire
 
 extension BrokerCore {
@@ -70,12 +71,12 @@ extension BrokerCore {
         }
     }
 
-    func enqueueRestore(_ key: String, at worker: WorkerRecord, urgent: Bool) {
+    func enqueueRestore(_ key: LayoutKey, at worker: WorkerRecord, urgent: Bool) {
         if urgent { worker.urgentRestores.append(key) } else { worker.restoreQueue.append(key) }
     }
 
     /// A request arrived for a key waiting for its rebuild: the rebuild goes ahead of keys nobody waits for.
-    func promoteRestore(_ key: String, at worker: WorkerRecord) {
+    func promoteRestore(_ key: LayoutKey, at worker: WorkerRecord) {
         if worker.restoreQueue.remove(key) { worker.urgentRestores.append(key) }
     }
 
@@ -93,7 +94,7 @@ extension BrokerCore {
     func sendRestore(_ record: KeyRecord, to target: WorkerRecord) {
         let previous = record.owner.flatMap { $0 !== target && $0.isConnected ? $0 : nil }
         let recipe = record.kept ? recipes.recipe(for: record.key) : nil
-        let header = RestoreHeader(layout: record.key, version: record.version, base: recipe?.base ?? 0)
+        let header = RestoreHeader(key: record.key, version: record.version, base: recipe?.base ?? 0)
         let token = makeToken()
         guard output.send(.restore(token, header, recipe?.bodies ?? []), to: target.routingID) else {
             setPhase(record, .settled)
@@ -144,10 +145,11 @@ extension BrokerCore {
         record.version += 1
         record.kept = false
         recipes.remove(record.key)
-        output.publish(EventEncoder.invalidated(layout: record.key, version: record.version, reason: .lost, contentSize: record.contentSize ?? .zero))
+        let event = EventEncoder.invalidated(layout: record.key.name, version: record.version, reason: .lost, contentSize: record.contentSize ?? .zero)
+        output.publish(event, namespace: record.key.namespace)
     }
 
-    func release(_ keys: [String], at worker: WorkerRecord) {
+    func release(_ keys: [LayoutKey], at worker: WorkerRecord) {
         counters.released += keys.count
         _ = output.send(.release(keys), to: worker.routingID)
     }

@@ -85,7 +85,7 @@ extension BrokerCore {
         }
     }
 
-    func noteEvicted(_ evicted: [String]) {
+    func noteEvicted(_ evicted: [LayoutKey]) {
         counters.recipesEvicted += evicted.count
     }
 

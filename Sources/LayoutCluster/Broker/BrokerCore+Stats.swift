@@ -16,15 +16,17 @@ extension BrokerCore {
             }
             return
         }
-        guard frames.count == 2 else { return }
+        // `[topic, body]`, and the layout's namespace third when it has one.
+        guard frames.count == 2 || frames.count == 3 else { return }
         eventsPublished += 1
         guard frames[0].starts(with: Self.invalidatedPrefix) else { return }
         let summary = EventSummary(scanning: frames[1])
-        guard summary.reason == .evicted, let key = summary.layout, let version = summary.version,
-              let record = keys[key], version > record.version else { return }
+        let namespace = frames.count == 3 ? String(decoding: frames[2], as: UTF8.self) : ""
+        guard summary.reason == .evicted, let name = summary.layout, let version = summary.version,
+              let record = keys[LayoutKey(namespace: namespace, name: name)], version > record.version else { return }
         record.kept = false
         record.version = version
-        recipes.remove(key)
+        recipes.remove(record.key)
     }
 
     private static let invalidatedPrefix = Array("invalidated:".utf8)

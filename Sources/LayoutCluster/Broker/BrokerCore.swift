@@ -12,6 +12,8 @@ final class BrokerCore {
         var liveness: Int
         var recipeBytes: Int
         var restoresPerWorker: Int
+        /// Whether the broker has CURVE: then every caller has a namespace of its own, else all share "".
+        var secured = false
     }
 
     let settings: Settings
@@ -32,7 +34,7 @@ final class BrokerCore {
     var byDescriptor: [Int32: WorkerRecord] = [:]
     var nextWorkerNumber = 1
 
-    var keys: [String: KeyRecord] = [:]
+    var keys: [LayoutKey: KeyRecord] = [:]
     let recipes: RecipeBook
     var pending: [RequestToken: Pending] = [:]
     /// Tokens start at a random point, so a worker's late reply to an earlier broker process is never
@@ -68,18 +70,18 @@ final class BrokerCore {
 
     // MARK: Client requests
 
-    /// A request from the front socket.
-    func clientRequest(envelope: Envelope, body: HeldBody, now: Nanos) {
+    /// A request from the front socket, and who sent it (with CURVE).
+    func clientRequest(envelope: Envelope, body: HeldBody, caller: Caller? = nil, now: Nanos) {
         let route = body.withUnsafeBytes { RequestRoute(scanning: $0) }
         clientsInFlight += 1
-        dispatch(ClientRequest(envelope: envelope, body: body, route: route, arrived: now))
+        dispatch(ClientRequest(envelope: envelope, body: body, route: route, caller: caller, arrived: now))
     }
 
     /// Routes a request (a new one, or one retried after its worker died).
     func dispatch(_ request: ClientRequest) {
         if request.route.operation == .list {
             startList(request)
-        } else if let operation = request.route.operation, operation.isKeyed, let key = request.route.layout {
+        } else if let key = request.key {
             routeKeyed(request, key: key)
         } else {
             routeStateless(request)
@@ -102,7 +104,7 @@ final class BrokerCore {
     }
 
     /// Ops on a key: to its owner, in arrival order.
-    private func routeKeyed(_ request: ClientRequest, key: String) {
+    private func routeKeyed(_ request: ClientRequest, key: LayoutKey) {
         counters.keyed += 1
         if let record = keys[key] {
             recipes.touch(key)
@@ -161,7 +163,7 @@ final class BrokerCore {
     /// already); a worker found gone is declared dead and the request routed again.
     func send(_ request: ClientRequest, to worker: WorkerRecord, record: KeyRecord?) {
         let token = makeToken()
-        guard output.send(.request(token, request.body), to: worker.routingID) else {
+        guard output.send(.request(token, request.body, caller: request.caller), to: worker.routingID) else {
             workerDied(worker, reason: "unreachable")
             dispatch(request)
             return

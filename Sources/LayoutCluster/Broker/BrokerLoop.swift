@@ -36,6 +36,9 @@ final class MetricsAsk: Sendable {
 /// event stream. It moves bytes and drives `BrokerCore`; no request is decoded here beyond the scan
 /// that finds its op and key.
 ///
+/// With CURVE the front and stats sockets are secured as the single daemon's (`AccessGate`): each
+/// request's caller comes from its connection's User-Id and goes to the worker with the request.
+///
 /// Not Sendable: made, run and closed on one thread, like its sockets.
 final class BrokerLoop {
     private let front: Socket
@@ -55,6 +58,8 @@ final class BrokerLoop {
     /// Whether a send may have consumed a socket's edge-triggered readiness signal (see `IOLoop`).
     private var sentOnFront = false
     private var sentOnBack = false
+    /// With CURVE: who may do what, asked per message (see `AccessGate`); nil without CURVE.
+    private let gate: AccessGate?
 
     let frontEndpoint: String
     let statsEndpoint: String
@@ -76,6 +81,11 @@ final class BrokerLoop {
         }
         try front.set(.maxMessageSize, configuration.maxMessageBytes)
         try statsSocket.set(.maxMessageSize, 64 * 1024)
+        if let access {
+            try AccessGate.secureFront(front, with: access)
+            try AccessGate.secureStats(statsSocket, with: access)
+        }
+        gate = access.map { AccessGate(access: $0) }
         // Requests to a worker are bounded by its credit, so its queue never needs a limit; a send to a
         // worker whose connection is gone fails (EHOSTUNREACH) instead of vanishing.
         try back.set(.sendHighWaterMark, 0)
@@ -102,7 +112,10 @@ final class BrokerLoop {
         heartbeatNanos = Nanos(cluster.heartbeatMilliseconds) * 1_000_000
         graceNanos = Nanos(configuration.shutdownGraceSeconds * 1e9)
         core = BrokerCore(
-            settings: .init(heartbeatNanos: heartbeatNanos, liveness: cluster.liveness, recipeBytes: cluster.recipeBytes, restoresPerWorker: cluster.restoresPerWorker),
+            settings: .init(
+                heartbeatNanos: heartbeatNanos, liveness: cluster.liveness, recipeBytes: cluster.recipeBytes,
+                restoresPerWorker: cluster.restoresPerWorker, secured: access != nil
+            ),
             output: self, stats: stats, logger: logger
         )
     }
@@ -195,6 +208,7 @@ final class BrokerLoop {
         for _ in 0..<256 {
             var envelope = Envelope()
             let body: HeldBody
+            var caller: Caller?
             do {
                 guard var frame = try front.receive(flags: .dontWait) else { return false }
                 while frame.more {
@@ -204,6 +218,12 @@ final class BrokerLoop {
                     }
                     frame = next
                 }
+                if let gate {
+                    // With CURVE: who sent it, from the connection's User-Id; a key taken off the
+                    // list meanwhile gets nothing.
+                    guard let known = gate.caller(of: frame) else { continue }
+                    caller = known
+                }
                 body = HeldBody(frame)
             } catch {
                 logger.warning("front receive failed", metadata: ["error": "\(error)"])
@@ -211,7 +231,7 @@ final class BrokerLoop {
             }
             guard !envelope.isEmpty else { continue }
             if accepting {
-                core.clientRequest(envelope: envelope, body: body, now: now())
+                core.clientRequest(envelope: envelope, body: body, caller: caller, now: now())
             } else {
                 let id = body.withUnsafeBytes { RequestRoute(scanning: $0).id }
                 reply(to: envelope, bytes: ReplyEncoder.failure(id: id, error: WireError(.busy, "the daemon is shutting down")))
@@ -255,10 +275,17 @@ final class BrokerLoop {
             core.workerReply(from: worker, token: token, body: HeldBody(last))
         case .heartbeat:
             guard let worker = core.heard(from: head.identity, now: time) else { return }
+            // A worker whose key was taken off the list (or is no longer admin) on SIGHUP goes at its
+            // next heartbeat; its handshake to join again is refused.
+            if let gate, !gate.admitsWorker(last, eventsIn: false) {
+                _ = send(.disconnect, to: head.identity)
+                core.workerDied(worker, reason: "its key is no longer listed as admin")
+                return
+            }
             if lastIndex == 4, let load = WorkerLoad(frame: last.bytes) { worker.load = load }
         case .ready:
             guard lastIndex == 5, head.extra.first.map({ String(decoding: $0, as: UTF8.self) }) == WorkerProtocol.serviceName,
-                  let ready = ReadyInfo(frame: last.bytes) else {
+                  let ready = ReadyInfo(frame: last.bytes), gate?.admitsWorker(last, eventsIn: false) ?? true else {
                 _ = send(.disconnect, to: head.identity)
                 return
             }
@@ -296,6 +323,15 @@ final class BrokerLoop {
 
     private func answerStats(_ core: BrokerCore) -> Bool {
         for _ in 0..<64 {
+            if let gate {
+                // With CURVE, only a key listed as admin now, as the single daemon answers.
+                guard let received = try? statsSocket.receiveMultipartMessage(flags: .dontWait) else { return false }
+                let head = received.head
+                guard gate.admitsStats(received.last), !head.isEmpty else { continue }
+                let answer = core.statsAnswer(StatsRequestKind(body: received.last.bytes), now: now())
+                _ = try? statsSocket.send(multipart: head + [answer], flags: .dontWait)
+                continue
+            }
             guard let frames = try? statsSocket.receiveMultipart(flags: .dontWait) else { return false }
             guard frames.count >= 2, let body = frames.last else { continue }
             let answer = core.statsAnswer(StatsRequestKind(body: body), now: now())
@@ -352,10 +388,11 @@ extension BrokerLoop: BrokerOutput {
             try back.send(WorkerMessageHead.empty, flags: .sendMore)
             try back.send(WorkerProtocol.header, flags: .sendMore)
             switch order {
-            case .request(let token, let body):
+            case .request(let token, let body, let caller):
                 try back.send(WorkerCommand.request.frame, flags: .sendMore)
                 try back.send(token.frame, flags: .sendMore)
                 try back.send(WorkerMessageHead.empty, flags: .sendMore)
+                if let caller { try back.send(caller.workerFrame, flags: .sendMore) }
                 try back.send(body.frame())
             case .restore(let token, let header, let bodies):
                 try back.send(WorkerCommand.restore.frame, flags: .sendMore)
@@ -366,9 +403,10 @@ extension BrokerLoop: BrokerOutput {
                     try back.send(body.frame(), flags: index == bodies.count - 1 ? [] : .sendMore)
                 }
             case .release(let keys):
-                try back.send(WorkerCommand.release.frame, flags: keys.isEmpty ? [] : .sendMore)
-                for (index, key) in keys.enumerated() {
-                    try back.send(Array(key.utf8), flags: index == keys.count - 1 ? [] : .sendMore)
+                let frames = ReleaseFrames.encode(keys)
+                try back.send(WorkerCommand.release.frame, flags: frames.isEmpty ? [] : .sendMore)
+                for (index, frame) in frames.enumerated() {
+                    try back.send(frame, flags: index == frames.count - 1 ? [] : .sendMore)
                 }
             case .heartbeat:
                 try back.send(WorkerCommand.heartbeat.frame)
@@ -384,8 +422,15 @@ extension BrokerLoop: BrokerOutput {
         }
     }
 
-    func publish(_ event: WireEvent) {
-        _ = try? publisher.send(multipart: [event.topic, event.body], flags: .dontWait)
+    /// Into the event stream as a worker publishes: `[topic, body]`, and the namespace third when there
+    /// is one (the events thread publishes it under that namespace's keys). Without CURVE no client
+    /// could receive an event of a namespace: none is published.
+    func publish(_ event: WireEvent, namespace: String) {
+        if namespace.isEmpty {
+            _ = try? publisher.send(multipart: [event.topic, event.body], flags: .dontWait)
+        } else if gate != nil {
+            _ = try? publisher.send(multipart: [event.topic, event.body, Array(namespace.utf8)], flags: .dontWait)
+        }
     }
 }
 

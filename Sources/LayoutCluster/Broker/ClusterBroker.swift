@@ -4,11 +4,13 @@ import LayoutServer
 import Logging
 import ServiceLifecycle
 import Synchronization
+import UnixSignals
 import ZeroMQ
 
 /// `layoutd --role broker`: the cluster's front. Binds the client sockets exactly as the single daemon
-/// does (front ROUTER, events XPUB, stats ROUTER; PROTOCOL.md unchanged) plus the back ROUTER for
-/// workers and the events-in XSUB they publish to; routes every request to a worker.
+/// does (front ROUTER, events XPUB, stats ROUTER; PROTOCOL.md unchanged, CURVE and namespaces
+/// included) plus the back ROUTER for workers and the events-in XSUB they publish to; routes every
+/// request to a worker.
 public struct ClusterBroker: Service {
     public let configuration: ServerConfiguration
     public let cluster: ClusterConfiguration
@@ -21,15 +23,25 @@ public struct ClusterBroker: Service {
     }
 
     public func run() async throws {
+        // With CURVE, SIGHUP rereads the client keys (clients' and workers'), as the single daemon does;
+        // trapped before the sockets are bound, so a SIGHUP never meets the default action (exit).
+        let hangUps = configuration.isCurveEnabled ? await UnixSignalsSequence(trapping: .sighup) : nil
         let running = try start()
         logger.info("layoutd broker serving", metadata: [
             "front": "\(running.frontEndpoint)", "events": "\(running.eventsEndpoint)", "stats": "\(running.statsEndpoint)",
             "back": "\(running.backEndpoint)", "eventsIn": "\(running.eventsInEndpoint)",
         ])
-        await withGracefulShutdownHandler {
-            await running.waitUntilStopped()
-        } onGracefulShutdown: {
-            running.requestStop()
+        let logger = self.logger
+        await withTaskGroup(of: Void.self) { group in
+            if let hangUps, let access = running.access {
+                group.addTask { await access.reload(on: hangUps, logger: logger) }
+            }
+            await withGracefulShutdownHandler {
+                await running.waitUntilStopped()
+            } onGracefulShutdown: {
+                running.requestStop()
+            }
+            group.cancelAll()
         }
         logger.info("layoutd broker stopped")
     }
@@ -53,7 +65,7 @@ public struct ClusterBroker: Service {
             throw error
         }
         let health = DaemonHealth()
-        let running = RunningNode(stop: { mailbox.post(.shutdown) }, health: health)
+        let running = RunningNode(stop: { mailbox.post(.shutdown) }, health: health, access: access)
         let bound = Mutex<Result<(String, String, String), ServerFailure>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let configuration = self.configuration

@@ -8,7 +8,8 @@ import ZeroMQ
 /// worker's XPUB connects to and the client-facing XPUB, on a thread of its own. Events pass through
 /// without Swift code in the path. A capture PUB shows the broker everything that passes (for stats and
 /// evictions), and an inproc endpoint of the XSUB lets the broker publish its own `lost` events into
-/// the same stream.
+/// the same stream. With CURVE, `SecureEventForwarder` takes the proxy's place on the same sockets, so
+/// that each subscriber receives its own namespace's events only.
 final class EventProxy: Sendable {
     /// The client-facing XPUB's endpoint, and the workers' XSUB endpoint, as bound.
     let eventsEndpoint: String
@@ -20,7 +21,8 @@ final class EventProxy: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// Binds the proxy's sockets on a new thread and starts forwarding; returns once they are bound.
-    /// With `access`, the events-in XSUB is a CURVE server admitting the workers' keys.
+    /// With `access`, the events-in XSUB is a CURVE server admitting the workers' keys, and the events
+    /// XPUB one admitting the clients', as the single daemon's.
     init(context: Context, eventsEndpoint: String, eventsInEndpoint: String, sendHighWaterMark: Int32, access: AccessControl?, logger: Logger) throws {
         let unique = UInt64.random(in: 0 ... .max)
         let captureEndpoint = "inproc://layoutd-broker-\(unique)-capture"
@@ -42,7 +44,10 @@ final class EventProxy: Sendable {
                     try socket.set(.receiveHighWaterMark, sendHighWaterMark)
                 }
                 // inproc connections (the broker's own PUB) have no security handshake: only TCP peers are asked.
-                if let access { try ClusterCurve.secureEventsIn(xsub, with: access) }
+                if let access {
+                    try ClusterCurve.secureEventsIn(xsub, with: access)
+                    try AccessGate.secureEvents(xpub, with: access)
+                }
                 try xsub.bind(eventsInEndpoint)
                 let inEndpoint = try xsub.lastEndpoint
                 try xsub.bind(internalPublishEndpoint)
@@ -64,7 +69,14 @@ final class EventProxy: Sendable {
             }
             ready.signal()
             do throws(ZeroMQError) {
-                try Proxy.runSteerable(frontend: sockets.xsub, backend: sockets.xpub, capture: sockets.capture, control: sockets.control)
+                if let access {
+                    try SecureEventForwarder(
+                        xsub: sockets.xsub, xpub: sockets.xpub, capture: sockets.capture, control: sockets.control,
+                        gate: AccessGate(access: access)
+                    ).run()
+                } else {
+                    try Proxy.runSteerable(frontend: sockets.xsub, backend: sockets.xpub, capture: sockets.capture, control: sockets.control)
+                }
             } catch {
                 if error.code != .terminated { logger.error("event proxy stopped", metadata: ["error": "\(error)"]) }
             }

@@ -1,8 +1,10 @@
+import LayoutServer
+
 /// The bodies that rebuild one kept layout: the `prepare` that made it, then every acknowledged change
 /// since, in order. Replayed on a worker from version `base - 1`, they reproduce the layout bit for bit
 /// at the version the last one gave (the engine is deterministic).
 final class Recipe {
-    let key: String
+    let key: LayoutKey
     /// The version the `prepare` gave.
     let base: Int
     private(set) var bodies: [HeldBody]
@@ -11,7 +13,7 @@ final class Recipe {
     fileprivate var newer: Recipe?
     fileprivate weak var older: Recipe?
 
-    fileprivate init(key: String, base: Int, prepare: HeldBody) {
+    fileprivate init(key: LayoutKey, base: Int, prepare: HeldBody) {
         self.key = key
         self.base = base
         bodies = [prepare]
@@ -32,7 +34,7 @@ final class Recipe {
 final class RecipeBook {
     let capacityBytes: Int
     private(set) var totalBytes = 0
-    private var recipes: [String: Recipe] = [:]
+    private var recipes: [LayoutKey: Recipe] = [:]
     /// Most recently used; follow `newer` from `oldest` to reach it.
     private var newest: Recipe?
     private var oldest: Recipe?
@@ -43,13 +45,13 @@ final class RecipeBook {
 
     var count: Int { recipes.count }
 
-    func recipe(for key: String) -> Recipe? {
+    func recipe(for key: LayoutKey) -> Recipe? {
         recipes[key]
     }
 
     /// Starts `key`'s recipe over with the `prepare` body that made version `base`. Returns the keys
     /// whose recipes were dropped to make room (possibly `key` itself, when the body alone is over the bound).
-    func start(_ key: String, base: Int, prepare: HeldBody) -> [String] {
+    func start(_ key: LayoutKey, base: Int, prepare: HeldBody) -> [LayoutKey] {
         remove(key)
         let recipe = Recipe(key: key, base: base, prepare: prepare.retained())
         recipes[key] = recipe
@@ -60,7 +62,7 @@ final class RecipeBook {
 
     /// Appends an acknowledged change to `key`'s recipe (nothing when it has none). Returns the keys
     /// whose recipes were dropped to make room.
-    func append(_ key: String, change: HeldBody) -> [String] {
+    func append(_ key: LayoutKey, change: HeldBody) -> [LayoutKey] {
         guard let recipe = recipes[key] else { return [] }
         let body = change.retained()
         recipe.append(body)
@@ -70,22 +72,22 @@ final class RecipeBook {
     }
 
     /// Marks `key`'s recipe as just used.
-    func touch(_ key: String) {
+    func touch(_ key: LayoutKey) {
         guard let recipe = recipes[key], newest !== recipe else { return }
         unlink(recipe)
         link(recipe)
     }
 
     /// Drops `key`'s recipe.
-    func remove(_ key: String) {
+    func remove(_ key: LayoutKey) {
         guard let recipe = recipes.removeValue(forKey: key) else { return }
         unlink(recipe)
         totalBytes -= recipe.bytes
     }
 
     /// Keys from least to most recently used (tests).
-    var keysByAge: [String] {
-        var keys: [String] = []
+    var keysByAge: [LayoutKey] {
+        var keys: [LayoutKey] = []
         var cursor = oldest
         while let recipe = cursor {
             keys.append(recipe.key)
@@ -94,8 +96,8 @@ final class RecipeBook {
         return keys
     }
 
-    private func evictOverflow() -> [String] {
-        var evicted: [String] = []
+    private func evictOverflow() -> [LayoutKey] {
+        var evicted: [LayoutKey] = []
         while totalBytes > capacityBytes, let victim = oldest {
             evicted.append(victim.key)
             remove(victim.key)

@@ -39,12 +39,12 @@ final class WorkerRecord {
     /// Rebuilds from a recipe sent and not answered (at most `cluster.restoresPerWorker`).
     var restoresInFlight = 0
     /// Keys waiting for a rebuild here; those with requests waiting go first.
-    var restoreQueue = FIFO<String>()
-    var urgentRestores = FIFO<String>()
+    var restoreQueue = FIFO<LayoutKey>()
+    var urgentRestores = FIFO<LayoutKey>()
     /// Tokens of what it has in flight.
     var pendingTokens: Set<RequestToken> = []
     /// Keys it owns.
-    var ownedKeys: Set<String> = []
+    var ownedKeys: Set<LayoutKey> = []
     /// Its last reported load.
     var load = WorkerLoad()
     /// Requests routed to it.
@@ -84,7 +84,9 @@ final class KeyRecord {
         case restoring(target: WorkerRecord, previous: WorkerRecord?)
     }
 
-    let key: String
+    /// The key in its namespace: with CURVE, two clients' "feed" are two keys, which may live on two
+    /// workers.
+    let key: LayoutKey
     let hash: UInt64
     /// The worker keeping it (its layout, or only its version count); nil when none is (its worker died).
     var owner: WorkerRecord?
@@ -99,7 +101,7 @@ final class KeyRecord {
     var held: [ClientRequest] = []
     var phase = Phase.settled
 
-    init(key: String) {
+    init(key: LayoutKey) {
         self.key = key
         hash = Rendezvous.hash(key)
     }
@@ -123,12 +125,18 @@ final class ClientRequest {
     let envelope: Envelope
     let body: HeldBody
     let route: RequestRoute
+    /// Who sent it, with CURVE (the worker runs it as this caller); nil without CURVE.
+    let caller: Caller?
+    /// The key a keyed op works on, in its namespace; nil for other ops.
+    let key: LayoutKey?
     let arrived: Nanos
 
-    init(envelope: Envelope, body: HeldBody, route: RequestRoute, arrived: Nanos) {
+    init(envelope: Envelope, body: HeldBody, route: RequestRoute, caller: Caller? = nil, arrived: Nanos) {
         self.envelope = envelope
         self.body = body
         self.route = route
+        self.caller = caller
+        key = RoutingKey.key(of: route, body: body, caller: caller)
         self.arrived = arrived
     }
 
@@ -176,9 +184,10 @@ final class ListAggregate {
 
 /// What the broker asks its I/O loop to send a worker.
 enum WorkerOrder {
-    case request(RequestToken, HeldBody)
+    /// A client's request, with its caller's frame when the broker has CURVE.
+    case request(RequestToken, HeldBody, caller: Caller?)
     case restore(RequestToken, RestoreHeader, [HeldBody])
-    case release([String])
+    case release([LayoutKey])
     case heartbeat
     case disconnect
 }
@@ -191,8 +200,9 @@ protocol BrokerOutput: AnyObject {
     func reply(to envelope: Envelope, bytes: [UInt8])
     /// Sends `order` to the worker connected with `routingID`; false when that connection is gone.
     func send(_ order: WorkerOrder, to routingID: [UInt8]) -> Bool
-    /// Publishes an event the broker makes itself (`invalidated` with reason `lost`).
-    func publish(_ event: WireEvent)
+    /// Publishes an event the broker makes itself (`invalidated` with reason `lost`) about a layout of
+    /// `namespace`, to that namespace's subscribers.
+    func publish(_ event: WireEvent, namespace: String)
 }
 
 /// The broker's own counters (its stats socket's `cluster.routing`).

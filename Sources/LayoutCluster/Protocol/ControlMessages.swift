@@ -1,4 +1,5 @@
 import Foundation
+import LayoutServer
 
 /// The JSON frames layoutd adds to MDP commands (PROTOCOL.md, "The broker ↔ worker protocol"): small
 /// and rare (one per connection, one per heartbeat, one per rebuild), so Foundation's serializer is fine.
@@ -19,7 +20,8 @@ enum ControlJSON {
 }
 
 /// READY's extension frame: who the worker is, how many requests it takes at once, and every layout it
-/// keeps with its version (so a restarted broker rebuilds its routing table from its workers).
+/// keeps with its version and namespace (so a restarted broker rebuilds its routing table from its
+/// workers).
 public struct ReadyInfo: Sendable, Hashable {
     public var extensionVersion: Int
     /// The worker's stable name (`cluster.workerId`).
@@ -32,9 +34,10 @@ public struct ReadyInfo: Sendable, Hashable {
     public var keys: [KeyVersion]
 
     public struct KeyVersion: Sendable, Hashable {
-        public var key: String
+        /// The layout's key in its namespace ("" without CURVE).
+        public var key: LayoutKey
         public var version: Int
-        public init(key: String, version: Int) {
+        public init(key: LayoutKey, version: Int) {
             self.key = key
             self.version = version
         }
@@ -51,7 +54,8 @@ public struct ReadyInfo: Sendable, Hashable {
     public var frame: [UInt8] {
         ControlJSON.encode([
             "protocol": extensionVersion, "worker": workerID, "credit": credit, "threads": threads,
-            "keys": keys.map { [$0.key, $0.version] as [Any] },
+            // `[name, version]`, and the namespace third when there is one (protocol 2).
+            "keys": keys.map { $0.key.namespace.isEmpty ? [$0.key.name, $0.version] : [$0.key.name, $0.version, $0.key.namespace] as [Any] },
         ])
     }
 
@@ -61,9 +65,11 @@ public struct ReadyInfo: Sendable, Hashable {
               let threads = ControlJSON.int(object["threads"]), let keys = object["keys"] as? [[Any]] else { return nil }
         var pairs: [KeyVersion] = []
         pairs.reserveCapacity(keys.count)
-        for pair in keys {
-            guard pair.count == 2, let key = pair[0] as? String, let version = ControlJSON.int(pair[1]) else { return nil }
-            pairs.append(KeyVersion(key: key, version: version))
+        for entry in keys {
+            guard entry.count == 2 || entry.count == 3, let name = entry[0] as? String, let version = ControlJSON.int(entry[1]) else { return nil }
+            let namespace = entry.count == 3 ? entry[2] as? String : ""
+            guard let namespace else { return nil }
+            pairs.append(KeyVersion(key: LayoutKey(namespace: namespace, name: name), version: version))
         }
         self.init(extensionVersion: version, workerID: worker, credit: credit, threads: threads, keys: pairs)
     }
@@ -108,25 +114,41 @@ public struct WorkerLoad: Sendable, Hashable {
 /// RESTORE's header frame: which key, the version it must end at, and the version its recipe's
 /// `prepare` produced (the recipe's bodies follow as frames). With no bodies, the worker only makes the
 /// key's version count continue from `version` (a key that is not kept, or was lost).
+///
+/// A key in a namespace other than "" (a broker with CURVE) carries it as the member `namespace`: the
+/// worker replays the recipe as a caller of that namespace and keeps the layout there.
 public struct RestoreHeader: Sendable, Hashable {
     public var layout: String
+    public var namespace: String
     public var version: Int
     public var base: Int
 
-    public init(layout: String, version: Int, base: Int) {
+    public init(layout: String, namespace: String = "", version: Int, base: Int) {
         self.layout = layout
+        self.namespace = namespace
         self.version = version
         self.base = base
     }
 
+    public init(key: LayoutKey, version: Int, base: Int) {
+        self.init(layout: key.name, namespace: key.namespace, version: version, base: base)
+    }
+
+    /// The key it rebuilds, in its namespace.
+    public var key: LayoutKey { LayoutKey(namespace: namespace, name: layout) }
+
     public var frame: [UInt8] {
-        ControlJSON.encode(["layout": layout, "version": version, "base": base])
+        var object: [String: Any] = ["layout": layout, "version": version, "base": base]
+        if !namespace.isEmpty { object["namespace"] = namespace }
+        return ControlJSON.encode(object)
     }
 
     public init?(frame: [UInt8]) {
         guard let object = ControlJSON.object(frame), let layout = object["layout"] as? String,
               let version = ControlJSON.int(object["version"]), let base = ControlJSON.int(object["base"]) else { return nil }
-        self.init(layout: layout, version: version, base: base)
+        let namespace = object["namespace"].map { $0 as? String } ?? ""
+        guard let namespace else { return nil }
+        self.init(layout: layout, namespace: namespace, version: version, base: base)
     }
 }
 

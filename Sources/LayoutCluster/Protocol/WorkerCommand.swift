@@ -4,7 +4,8 @@
 public enum WorkerCommand: UInt8, Sendable, Hashable, CaseIterable {
     /// Worker → broker, once per connection: service name and the layoutd extension frame.
     case ready = 0x01
-    /// Broker → worker: a request token, an empty delimiter and the client's body.
+    /// Broker → worker: a request token, an empty delimiter and the client's body; with CURVE, the
+    /// caller's frame before the body (extension, protocol 2: see `Caller.workerFrame`).
     case request = 0x02
     /// Worker → broker: the token, an empty delimiter and the reply body.
     case reply = 0x03
@@ -14,7 +15,8 @@ public enum WorkerCommand: UInt8, Sendable, Hashable, CaseIterable {
     case disconnect = 0x05
     /// Extension, broker → worker: rebuild a layout from its recipe at a given version.
     case restore = 0x81
-    /// Extension, broker → worker: forget these keys without publishing anything (they moved).
+    /// Extension, broker → worker: forget these keys without publishing anything (they moved). See
+    /// `ReleaseFrames` for keys in a namespace.
     case release = 0x82
 
     /// The command's frame: one byte.
@@ -27,8 +29,13 @@ public enum WorkerProtocol {
     public static let header: [UInt8] = Array("MDPW01".utf8)
     /// The service a layoutd worker offers in READY.
     public static let serviceName = "layoutd"
-    /// The version of layoutd's extensions; READY declares it, and a broker refuses other versions.
-    public static let extensionVersion = 1
+    /// The version of layoutd's extensions; READY declares it. Version 2 adds CURVE namespaces: the
+    /// caller's frame in REQUEST, a namespace in READY's keys, RESTORE's header and RELEASE, and in events.
+    public static let extensionVersion = 2
+    /// The version before namespaces: a broker without CURVE still takes its workers (it never sends
+    /// them anything version 2 added); a broker with CURVE refuses them, since they would run every
+    /// client's request in one shared namespace.
+    public static let namespacelessVersion = 1
 
     /// Whether `frame` is the protocol header.
     public static func isHeader(_ frame: UnsafeRawBufferPointer) -> Bool {

@@ -1,3 +1,5 @@
+import LayoutServer
+
 /// Rendezvous (highest-random-weight) hashing: a key belongs to the worker whose (key, worker) score is
 /// highest. Adding a worker moves only the keys it now wins (about 1/N of them); removing one moves only
 /// its own keys, each to its runner-up. Every broker computes the same owners from the same worker
@@ -11,6 +13,12 @@ public enum Rendezvous {
             hash = hash &* 0x0000_0100_0000_01b3
         }
         return hash
+    }
+
+    /// A layout key's hash: its name's in the shared namespace "" (every key without CURVE), else that
+    /// of the namespace and the name apart by a NUL (`LayoutKey.schedulingKey`).
+    public static func hash(_ key: LayoutKey) -> UInt64 {
+        hash(key.schedulingKey)
     }
 
     /// A worker's seed: its name's hash, mixed, so that similar names ("w-1", "w-2") score unrelated.

@@ -20,7 +20,7 @@ struct ClusterJobHandler: JobHandler {
 
     func decode(_ body: RequestBody) -> DecodeOutcome<Job> {
         if let job = restores.take(for: body) {
-            return .run(.restore(job), key: job.header.layout)
+            return .run(.restore(job), key: job.header.key.schedulingKey)
         }
         switch handler.decode(body) {
         case .run(let request, let key): return .run(.request(request), key: key)
@@ -44,10 +44,11 @@ struct ClusterJobHandler: JobHandler {
     /// Replays the recipe on a private store of its own, through the same handler code as live
     /// requests (so frames come out bit for bit as they did), with the versions the broker saw; then
     /// keeps the result at the target version without publishing anything: subscribers saw every change.
+    /// The recipe's bodies run as a caller of the key's namespace (see `RestoreJob`), so the layout is
+    /// rebuilt, and kept, in that namespace.
     private func run(_ job: RestoreJob) -> RestoreOutcome {
         let key = job.header.layout
-        // The cluster has no CURVE namespaces yet: every key lives in the shared one.
-        let storeKey = LayoutKey(name: key)
+        let storeKey = job.header.key
         let version = job.header.version
         guard !job.bodies.isEmpty else {
             _ = store.restore(nil, forKey: storeKey, version: version)
@@ -66,7 +67,7 @@ struct ClusterJobHandler: JobHandler {
             case .reply(let reply):
                 return fail(.internal, "recipe entry \(index) does not decode: \(String(decoding: reply.body.bytes.prefix(300), as: UTF8.self))")
             case .run(let request, let requestKey):
-                guard requestKey == key else { return fail(.internal, "recipe entry \(index) is for another key") }
+                guard requestKey == storeKey.schedulingKey else { return fail(.internal, "recipe entry \(index) is for another key") }
                 let reply = replay.execute(request)
                 if let code = reply.errorCode {
                     return fail(WireError.Code(rawValue: code) ?? .internal, "recipe entry \(index) failed: \(String(decoding: reply.body.bytes.prefix(300), as: UTF8.self))")
@@ -92,6 +93,15 @@ struct ClusterJobHandler: JobHandler {
 struct RestoreJob: Sendable {
     var header: RestoreHeader
     var bodies: [RequestBody]
+
+    /// The recipe's frames as bodies of a caller of the key's namespace: the requests that made the
+    /// layout came from such callers (only `prepare` and changes, which act in the caller's own
+    /// namespace, are in a recipe, so whether that caller was an admin does not matter).
+    init(header: RestoreHeader, frames: some Sequence<[UInt8]>) {
+        self.header = header
+        let caller = Caller(namespace: header.namespace, isAdmin: false)
+        bodies = frames.map { RequestBody($0, caller: caller) }
+    }
 }
 
 /// Where the I/O thread leaves a RESTORE for the pool to pick up: the pool hands its handler only a

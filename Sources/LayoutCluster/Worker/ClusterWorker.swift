@@ -46,9 +46,10 @@ public struct ClusterWorker: Service {
         let mailbox = try Mailbox<IOMessage>()
         let stats = ServerStats()
         let store = LayoutStore(capacityBytes: configuration.storeCapacityBytes) { change in
-            // The cluster keeps every key in the shared namespace: the namespace is always "".
-            let event = change.event.event
-            mailbox.post(.event(namespace: "", topic: event.topic, body: event.body))
+            // The namespace goes with the event to the broker, which publishes it to that namespace's
+            // subscribers alone (with CURVE; without it, every key is in "").
+            let (namespace, event) = change.event
+            mailbox.post(.event(namespace: namespace, topic: event.topic, body: event.body))
         }
         let handler = RequestHandler(store: store, stats: stats, limits: configuration.inputLimits, startedAt: Date())
         let restores = RestoreDesk()

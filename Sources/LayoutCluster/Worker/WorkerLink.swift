@@ -198,7 +198,7 @@ final class WorkerLink {
         lastHeard = now()
         membership.noteReadySent(at: lastHeard)
         let usage = pool.usage
-        let keys = store.summaries().map { ReadyInfo.KeyVersion(key: $0.key.name, version: $0.version) }
+        let keys = store.summaries().map { ReadyInfo.KeyVersion(key: $0.key, version: $0.version) }
         let ready = ReadyInfo(workerID: workerID, credit: usage.threads + configuration.queueCapacity, threads: usage.threads, keys: keys)
         sendToBroker([WorkerCommand.ready.frame, Array(WorkerProtocol.serviceName.utf8), ready.frame])
         logger.info("worker joining", metadata: ["broker": "\(cluster.joinEndpoint ?? "")", "worker": "\(workerID)", "keys": "\(keys.count)"])
@@ -283,8 +283,18 @@ final class WorkerLink {
         }
         switch command {
         case .request:
-            guard head.count == 5, let token = head.token, head.delimiterEmpty else { return true }
-            let body = RequestBody(last)
+            // `token, "", body`, or with CURVE `token, "", caller, body`: run as that caller.
+            guard head.count == 5 || head.count == 6, let token = head.token, head.delimiterEmpty else { return true }
+            var caller = Caller.anonymous
+            if head.count == 6 {
+                guard let named = head.extra.first.flatMap(Caller.init(workerFrame:)) else {
+                    logger.warning("REQUEST with a malformed caller frame answered internal")
+                    reply(token: token, body: WorkerErrorReplies.failure(RequestBody(last), WireError(.internal, "the broker sent a malformed caller frame")))
+                    return true
+                }
+                caller = named
+            }
+            let body = RequestBody(last, caller: caller)
             if !accepting {
                 reply(token: token, body: WorkerErrorReplies.busy(body, message: "the daemon is shutting down"))
             } else if !pool.submit(envelope: Envelope([token.frame]), body: body) {
@@ -300,7 +310,7 @@ final class WorkerLink {
                 reply(token: token, body: RestoreOutcome.failed(code: "internal", message: "malformed RESTORE").body)
                 return true
             }
-            let job = RestoreJob(header: header, bodies: frames.dropFirst().map { RequestBody($0) })
+            let job = RestoreJob(header: header, frames: frames.dropFirst())
             let body = restores.submit(job)
             if !pool.submit(envelope: Envelope([token.frame]), body: body) {
                 // Nothing changed here: the broker sends it again.
@@ -308,9 +318,9 @@ final class WorkerLink {
                 reply(token: token, body: RestoreOutcome.failed(code: "busy", message: "the worker's queue is full").body)
             }
         case .release:
-            var keys = head.extra
-            if head.count >= 3 { keys.append(last.bytes) }
-            for key in keys { store.release(LayoutKey(name: String(decoding: key, as: UTF8.self))) }
+            var frames = head.extra
+            if head.count >= 3 { frames.append(last.bytes) }
+            for key in ReleaseFrames.decode(frames) { store.release(key) }
         case .heartbeat:
             break
         case .disconnect:
@@ -343,9 +353,11 @@ final class WorkerLink {
             case .reply(let reply):
                 send(reply)
                 delivered.replies = true
-            case .event(_, let topic, let body):
+            case .event(let namespace, let topic, let body):
                 do {
-                    _ = try publisher.send(multipart: [topic, body], flags: .dontWait)
+                    // `[topic, body]`, and a third frame naming the namespace when there is one: the
+                    // broker publishes it to that namespace's subscribers under their keys.
+                    _ = try publisher.send(multipart: namespace.isEmpty ? [topic, body] : [topic, body, Array(namespace.utf8)], flags: .dontWait)
                     stats.recordEventPublished()
                     delivered.events = true
                 } catch {
@@ -439,9 +451,14 @@ struct BrokerMessageHead {
 enum WorkerErrorReplies {
     /// `busy`, echoing the request's id when it stands in the body's first 64 KiB.
     static func busy(_ body: RequestBody, message: String) -> [UInt8] {
+        failure(body, WireError(.busy, message))
+    }
+
+    /// `error`, echoing the request's id when it stands in the body's first 64 KiB.
+    static func failure(_ body: RequestBody, _ error: WireError) -> [UInt8] {
         let id = body.withUnsafeBytes { bytes in
             RequestDecoder.requestID(in: UnsafeRawBufferPointer(rebasing: bytes.prefix(64 * 1024)))
         }
-        return ReplyEncoder.failure(id: id, error: WireError(.busy, message))
+        return ReplyEncoder.failure(id: id, error: error)
     }
 }

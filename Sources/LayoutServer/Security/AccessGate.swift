@@ -13,30 +13,55 @@ import ZeroMQ
 /// takes the key off again). The events socket is an XPUB in manual mode: the gate files each
 /// subscription under the subscriber's own key, whatever the subscription says, so a client that names
 /// another client's key receives nothing.
-struct AccessGate {
+///
+/// A cluster's broker (LayoutCluster) uses the same gate on the same three sockets, so a client meets
+/// the same security against a broker as against a single daemon.
+public struct AccessGate {
     let access: AccessControl
 
-    init(access: AccessControl) {
+    public init(access: AccessControl) {
         self.access = access
     }
 
     /// Makes the daemon's sockets CURVE servers with the server's key and ZAP domains, monitored for
     /// failed handshakes; the events socket also takes subscriptions manually. Call before binding them.
     static func secure(front: Socket, events: Socket, stats: Socket, with access: AccessControl) throws(ZeroMQError) {
-        for (socket, domain) in [(front, ZAPDomain.front), (events, ZAPDomain.events), (stats, ZAPDomain.stats)] {
-            try socket.makeCurveServer(secretKey: access.serverKeys.secretKey)
-            try socket.set(.zapDomain, domain)
-            // Handshakes that fail before reaching the ZAP handler, which reads this monitor.
-            try socket.monitor(ZAPHandler.monitorEndpoint(domain), events: [.handshakeFailedProtocol, .handshakeFailedNoDetail])
-        }
+        try secureFront(front, with: access)
+        try secureStats(stats, with: access)
+        try secureEvents(events, with: access)
+    }
+
+    /// Makes a front ROUTER a CURVE server (ZAP domain `front`). Call before binding it.
+    public static func secureFront(_ front: Socket, with access: AccessControl) throws(ZeroMQError) {
+        try secure(front, domain: ZAPDomain.front, with: access)
+    }
+
+    /// Makes a stats ROUTER a CURVE server admitting admin keys only (ZAP domain `stats`). Call before
+    /// binding it.
+    public static func secureStats(_ stats: Socket, with access: AccessControl) throws(ZeroMQError) {
+        try secure(stats, domain: ZAPDomain.stats, with: access)
+    }
+
+    /// Makes an events XPUB a CURVE server (ZAP domain `events`) that takes subscriptions manually: its
+    /// owner files each one with `file(subscription:on:)`. Call before binding it.
+    public static func secureEvents(_ events: Socket, with access: AccessControl) throws(ZeroMQError) {
+        try secure(events, domain: ZAPDomain.events, with: access)
         try events.set(.xpubManual, true)
+    }
+
+    /// A CURVE server with the server's key, asking the ZAP handler under `domain`, and monitored for
+    /// handshakes that fail before reaching the handler (which reads that monitor too).
+    static func secure(_ socket: Socket, domain: String, with access: AccessControl) throws(ZeroMQError) {
+        try socket.makeCurveServer(secretKey: access.serverKeys.secretKey)
+        try socket.set(.zapDomain, domain)
+        try socket.monitor(ZAPHandler.monitorEndpoint(domain), events: [.handshakeFailedProtocol, .handshakeFailedNoDetail])
     }
 
     // MARK: Requests and stats
 
     /// The caller of a front request whose body is `frame`; nil when its key is no longer listed
     /// (the request is dropped, unanswered, and counted).
-    func caller(of frame: borrowing Message) -> Caller? {
+    public func caller(of frame: borrowing Message) -> Caller? {
         guard let userID = frame.userID else {
             refuse("no User-Id", socket: ZAPDomain.front, frame: frame, userID: nil)
             return nil
@@ -49,7 +74,7 @@ struct AccessGate {
     }
 
     /// Whether a stats request (its last frame `frame`) comes from a key listed as admin now.
-    func admitsStats(_ frame: borrowing Message) -> Bool {
+    public func admitsStats(_ frame: borrowing Message) -> Bool {
         let userID = frame.userID
         if let userID, access.isAdmin(userID: userID) { return true }
         refuse("not an admin key", socket: ZAPDomain.stats, frame: frame, userID: userID)
@@ -61,7 +86,7 @@ struct AccessGate {
     /// Files a subscription message (`0x01 prefix` or `0x00 prefix`) received on the manual XPUB
     /// `events`: the subscriber's key, then `prefix` unless it starts with that key already. Returns
     /// the prefix as received, for the subscription count.
-    func file(subscription message: borrowing Message, on events: Socket) -> (subscribe: Bool, prefix: [UInt8])? {
+    public func file(subscription message: borrowing Message, on events: Socket) -> (subscribe: Bool, prefix: [UInt8])? {
         let frame = message.bytes
         guard let kind = frame.first, kind <= 1 else { return nil }
         let prefix = Array(frame.dropFirst())
@@ -84,12 +109,25 @@ struct AccessGate {
     }
 
     /// Publishes an event of `namespace` once under each of its keys; returns whether any key has it.
-    func publish(namespace: String, topic: [UInt8], body: [UInt8], on events: Socket) throws(ZeroMQError) -> Bool {
+    public func publish(namespace: String, topic: [UInt8], body: [UInt8], on events: Socket) throws(ZeroMQError) -> Bool {
         let prefixes = access.topicPrefixes(of: namespace)
         for prefix in prefixes {
             _ = try events.send(multipart: [prefix + topic, body], flags: .dontWait)
         }
         return !prefixes.isEmpty
+    }
+
+    // MARK: A cluster's workers
+
+    /// Whether a message on a broker's back or events-in socket (`socket`: "back" or "eventsIn") comes
+    /// from a key listed as admin now, as a worker's must be: a key taken off the list (or no longer
+    /// admin) on SIGHUP is refused on its connections already open too. A message without a User-Id
+    /// comes from inside the broker (inproc has no handshake) and is admitted.
+    public func admitsWorker(_ frame: borrowing Message, eventsIn: Bool) -> Bool {
+        guard let userID = frame.userID else { return true }
+        if access.isAdmin(userID: userID) { return true }
+        refuse("not an admin key (a worker's key must be)", socket: eventsIn ? ZAPDomain.eventsIn : ZAPDomain.back, frame: frame, userID: userID)
+        return false
     }
 
     private func refuse(_ reason: String, socket: String, frame: borrowing Message, userID: String?) {

@@ -1,13 +1,15 @@
 import Logging
 import ZeroMQ
 
-/// CURVE between a cluster's broker and its workers (LayoutCluster): the broker's back ROUTER and
-/// events-in XSUB are CURVE servers with the broker's key (`security.serverSecretKeyFile`), admitting the
-/// admin keys of its allow-list (`security.clientKeysFile`) through the same ZAP handler as the single
-/// daemon's sockets; a worker connects with a key pair of its own and the broker's public key.
+/// CURVE on a cluster's broker (LayoutCluster): its client sockets are secured exactly as the single
+/// daemon's (`AccessGate`), and its back ROUTER and events-in XSUB are CURVE servers with the same key
+/// (`security.serverSecretKeyFile`), admitting only the admin keys of its allow-list
+/// (`security.clientKeysFile`) through the same ZAP handler; a worker connects with a key pair of its own
+/// and the broker's public key.
 public enum ClusterCurve {
-    /// The broker's keys and allow-list, with its ZAP handler started in `context` for the back and
-    /// events-in sockets; nil without `security` configured. Call before any socket of `context` binds.
+    /// The broker's keys and allow-list, with its ZAP handler started in `context` for its client
+    /// sockets and its back and events-in sockets; nil without `security` configured. Call before any
+    /// socket of `context` binds.
     public static func startBrokerAccess(
         configuration: ServerConfiguration, context: Context, stats: ServerStats, logger: Logger
     ) throws -> AccessControl? {
@@ -16,28 +18,24 @@ public enum ClusterCurve {
             throw ServerError("security is configured, but this libzmq was built without CURVE (zmq_has(\"curve\") is false)")
         }
         let access = try AccessControl(serverSecretKeyPath: secretKeyFile, clientKeysPath: clientKeysFile, stats: stats, logger: logger)
-        try ZAPHandler.start(context: context, access: access, domains: [ZAPDomain.back, ZAPDomain.eventsIn], logger: logger)
-        logger.info("CURVE on the back and events-in sockets: only listed admin keys join as workers", metadata: [
+        try ZAPHandler.start(context: context, access: access, domains: ZAPHandler.domains + [ZAPDomain.back, ZAPDomain.eventsIn], logger: logger)
+        logger.info("CURVE on: only listed clients are admitted, and only listed admin keys join as workers", metadata: [
             "serverPublicKey": "\(access.serverKeys.publicKey.z85)", "clientKeys": "\(access.summary.keys)", "admins": "\(access.summary.admins)",
         ])
+        if access.summary.keys == 0 {
+            logger.warning("the client keys file lists no key: every client and worker will be refused", metadata: ["file": "\(clientKeysFile)"])
+        }
         return access
     }
 
     /// Makes the broker's back ROUTER a CURVE server admitted by `access`. Call before binding it.
     public static func secureBack(_ socket: Socket, with access: AccessControl) throws(ZeroMQError) {
-        try secure(socket, domain: ZAPDomain.back, with: access)
+        try AccessGate.secure(socket, domain: ZAPDomain.back, with: access)
     }
 
     /// Makes the broker's events-in XSUB a CURVE server admitted by `access`. Call before binding it.
     public static func secureEventsIn(_ socket: Socket, with access: AccessControl) throws(ZeroMQError) {
-        try secure(socket, domain: ZAPDomain.eventsIn, with: access)
-    }
-
-    private static func secure(_ socket: Socket, domain: String, with access: AccessControl) throws(ZeroMQError) {
-        try socket.makeCurveServer(secretKey: access.serverKeys.secretKey)
-        try socket.set(.zapDomain, domain)
-        // Handshakes that fail before reaching the ZAP handler, which reads this monitor.
-        try socket.monitor(ZAPHandler.monitorEndpoint(domain), events: [.handshakeFailedProtocol, .handshakeFailedNoDetail])
+        try AccessGate.secure(socket, domain: ZAPDomain.eventsIn, with: access)
     }
 
     /// A worker's key pair from its secret key file (Z85, as `layoutctl keygen` writes it).

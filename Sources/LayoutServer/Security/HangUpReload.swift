@@ -3,19 +3,15 @@ import ServiceLifecycle
 import UnixSignals
 import ZeroMQ
 
-extension RunningDaemon {
+extension AccessControl {
     /// Rereads `security.clientKeysFile` (what SIGHUP does), logging the outcome: a file that is not
-    /// valid is reported and changes nothing. False when CURVE is off or the file was refused.
+    /// valid is reported and changes nothing. False when the file was refused.
     @discardableResult
-    public func reloadClientKeys(logger: Logger) -> Bool {
-        guard let access else {
-            logger.notice("SIGHUP: CURVE is off, no client keys to reload")
-            return false
-        }
+    public func reload(logging logger: Logger) -> Bool {
         do {
-            let summary = try access.reload()
+            let summary = try reload()
             logger.notice("client keys reloaded", metadata: [
-                "file": "\(access.clientKeysPath)", "keys": "\(summary.keys)", "admins": "\(summary.admins)", "namespaces": "\(summary.namespaces)",
+                "file": "\(clientKeysPath)", "keys": "\(summary.keys)", "admins": "\(summary.admins)", "namespaces": "\(summary.namespaces)",
             ])
             return true
         } catch {
@@ -25,10 +21,23 @@ extension RunningDaemon {
     }
 
     /// Reloads the client keys on every SIGHUP of `hangUps` until the task is cancelled.
-    func reloadClientKeys(on hangUps: UnixSignalsSequence, logger: Logger) async {
+    public func reload(on hangUps: UnixSignalsSequence, logger: Logger) async {
         for await _ in hangUps {
-            reloadClientKeys(logger: logger)
+            reload(logging: logger)
         }
+    }
+}
+
+extension RunningDaemon {
+    /// Rereads `security.clientKeysFile` (what SIGHUP does), logging the outcome: a file that is not
+    /// valid is reported and changes nothing. False when CURVE is off or the file was refused.
+    @discardableResult
+    public func reloadClientKeys(logger: Logger) -> Bool {
+        guard let access else {
+            logger.notice("SIGHUP: CURVE is off, no client keys to reload")
+            return false
+        }
+        return access.reload(logging: logger)
     }
 }
 

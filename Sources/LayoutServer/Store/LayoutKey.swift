@@ -21,8 +21,8 @@ public struct LayoutKey: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// What orders ops on one layout in the worker pool: the name alone in the shared namespace (no
     /// string is built on the hot path), else the namespace and the name apart by a NUL, which no
-    /// namespace contains.
-    var schedulingKey: String {
+    /// namespace contains. (A cluster worker orders its rebuilds with a key's requests by it.)
+    public var schedulingKey: String {
         namespace.isEmpty ? name : namespace + "\u{0}" + name
     }
 

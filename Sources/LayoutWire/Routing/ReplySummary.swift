@@ -107,7 +107,8 @@ extension ListResult {
             guard case .object(let entry) = value, case .string(let key)? = entry["layout"],
                   let version = entry["version"]?.integer, let items = entry["items"]?.integer,
                   let bytes = entry["bytes"]?.integer else { return nil }
-            entries.append(Entry(layout: key, version: version, items: items, bytes: bytes))
+            let namespace: String? = if case .string(let name)? = entry["namespace"] { name } else { nil }
+            entries.append(Entry(layout: key, version: version, items: items, bytes: bytes, namespace: namespace))
         }
         return entries
     }

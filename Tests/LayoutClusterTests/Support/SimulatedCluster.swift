@@ -17,6 +17,8 @@ final class SimulatedCluster: BrokerOutput {
     private(set) var core: BrokerCore!
     var replies: [(envelope: [[UInt8]], body: [UInt8])] = []
     var published: [WireEvent] = []
+    /// The namespace of each event in `published`.
+    var publishedNamespaces: [String] = []
     private(set) var workers: [String: SimulatedWorker] = [:]
     /// Orders sent and not yet delivered, per routing id, in order.
     private var queued: [[UInt8]: [WorkerOrder]] = [:]
@@ -24,11 +26,11 @@ final class SimulatedCluster: BrokerOutput {
     var clock: Nanos = 1_000_000_000
     private var nextClient = 0
 
-    init(recipeBytes: Int = 1 << 30, restoresPerWorker: Int = 2) {
+    init(recipeBytes: Int = 1 << 30, restoresPerWorker: Int = 2, secured: Bool = false) {
         var logger = Logger(label: "simulated-broker")
         logger.logLevel = .critical
         core = BrokerCore(
-            settings: .init(heartbeatNanos: 1_000_000_000, liveness: 3, recipeBytes: recipeBytes, restoresPerWorker: restoresPerWorker),
+            settings: .init(heartbeatNanos: 1_000_000_000, liveness: 3, recipeBytes: recipeBytes, restoresPerWorker: restoresPerWorker, secured: secured),
             output: self, logger: logger
         )
     }
@@ -45,7 +47,10 @@ final class SimulatedCluster: BrokerOutput {
         return true
     }
 
-    func publish(_ event: WireEvent) { published.append(event) }
+    func publish(_ event: WireEvent, namespace: String) {
+        published.append(event)
+        publishedNamespaces.append(namespace)
+    }
 
     // MARK: Driving
 
@@ -62,12 +67,12 @@ final class SimulatedCluster: BrokerOutput {
         workers[name].flatMap { core.byRoutingID[$0.routingID] }
     }
 
-    /// A client request; returns its envelope (one routing frame).
+    /// A client request, from `caller` when the broker has CURVE; returns its envelope (one routing frame).
     @discardableResult
-    func request(_ body: String) -> [[UInt8]] {
+    func request(_ body: String, as caller: Caller? = nil) -> [[UInt8]] {
         nextClient += 1
         let envelope = [Array("client-\(nextClient)".utf8)]
-        core.clientRequest(envelope: Envelope(envelope), body: HeldBody(Array(body.utf8)), now: clock)
+        core.clientRequest(envelope: Envelope(envelope), body: HeldBody(Array(body.utf8)), caller: caller, now: clock)
         return envelope
     }
 
@@ -144,19 +149,21 @@ final class SimulatedWorker {
     }
 
     func ready(keys: [ReadyInfo.KeyVersion]?) -> ReadyInfo {
-        ReadyInfo(workerID: name, credit: 64, threads: 2, keys: keys ?? store.summaries().map { .init(key: $0.key.name, version: $0.version) })
+        ReadyInfo(workerID: name, credit: 64, threads: 2, keys: keys ?? store.summaries().map { .init(key: $0.key, version: $0.version) })
     }
 
     /// Runs one order; the token and reply body for requests and rebuilds.
     func run(_ order: WorkerOrder) -> (RequestToken, [UInt8])? {
         switch order {
-        case .request(let token, let body):
-            return (token, execute(RequestBody(body.array)))
+        case .request(let token, let body, let caller):
+            // The caller's frame as the worker reads it off the wire.
+            let received = caller.flatMap { Caller(workerFrame: $0.workerFrame) } ?? .anonymous
+            return (token, execute(RequestBody(body.array, caller: received)))
         case .restore(let token, let header, let bodies):
-            let body = restores.submit(RestoreJob(header: header, bodies: bodies.map { RequestBody($0.array) }))
+            let body = restores.submit(RestoreJob(header: RestoreHeader(frame: header.frame) ?? header, frames: bodies.map(\.array)))
             return (token, execute(body))
         case .release(let keys):
-            for key in keys { store.release(LayoutKey(name: key)) }
+            for key in ReleaseFrames.decode(ReleaseFrames.encode(keys)) { store.release(key) }
             return nil
         case .heartbeat, .disconnect:
             return nil
@@ -175,7 +182,7 @@ extension WorkerOrder {
     var isRestore: Bool { if case .restore = self { true } else { false } }
     var isRequest: Bool { if case .request = self { true } else { false } }
     var restoreHeader: RestoreHeader? { if case .restore(_, let header, _) = self { header } else { nil } }
-    var releasedKeys: [String]? { if case .release(let keys) = self { keys } else { nil } }
+    var releasedKeys: [LayoutKey]? { if case .release(let keys) = self { keys } else { nil } }
 }
 
 /// A list layout of `count` items with ids, under `key`.

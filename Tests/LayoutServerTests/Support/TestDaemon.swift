@@ -160,8 +160,10 @@ final class TestCluster {
     let configuration: ServerConfiguration
     let cluster: ClusterConfiguration
     let logger: Logger
+    /// With CURVE on the broker: an admin's key pair, for its stats socket.
+    let statsKeys: CurveKeyPair?
 
-    init(workers count: Int, configuration: ServerConfiguration, heartbeatMilliseconds: Int = 1000, logger: Logger) throws {
+    init(workers count: Int, configuration: ServerConfiguration, heartbeatMilliseconds: Int = 1000, statsKeys: CurveKeyPair? = nil, logger: Logger) throws {
         var cluster = ClusterConfiguration()
         cluster.backEndpoint = "tcp://127.0.0.1:*"
         cluster.eventsInEndpoint = "tcp://127.0.0.1:*"
@@ -169,6 +171,7 @@ final class TestCluster {
         cluster.role = .broker
         self.configuration = configuration
         self.logger = logger
+        self.statsKeys = statsKeys
         broker = try ClusterBroker(configuration: configuration, cluster: cluster, logger: logger).start()
         cluster.role = .worker
         cluster.joinEndpoint = broker.backEndpoint
@@ -195,6 +198,7 @@ final class TestCluster {
         defer { context.terminate() }
         let socket = try Socket(.req, in: context)
         try socket.set(.receiveTimeout, 5_000)
+        if let statsKeys, let serverKey = broker.serverPublicKey { try socket.makeCurveClient(keys: statsKeys, serverKey: serverKey) }
         try socket.connect(broker.statsEndpoint)
         for _ in 0..<500 {
             _ = try socket.send("stats")

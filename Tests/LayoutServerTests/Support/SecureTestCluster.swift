@@ -1,0 +1,68 @@
+import Foundation
+import LayoutClient
+import Logging
+import ZeroMQ
+@testable import LayoutCluster
+@testable import LayoutServer
+
+/// A broker with CURVE on free loopback ports and workers that join with admin keys of its allow-list,
+/// with clients that hold keys.
+final class SecureTestCluster: SecureTestServer {
+    let keys: KeyDirectory
+    let cluster: TestCluster
+    let context: Context
+    /// The workers' keys, listed as admins named `worker-N`.
+    let workerKeys: [CurveKeyPair]
+    private let brokerPublicKeyFile: String
+
+    var frontEndpoint: String { cluster.broker.frontEndpoint }
+    var eventsEndpoint: String { cluster.broker.eventsEndpoint }
+    var statsEndpoint: String { cluster.broker.statsEndpoint }
+
+    /// Starts a broker admitting `clients` and `workers` workers; returns once they have joined. `admin`
+    /// (one of `clients`) reads the broker's stats.
+    init(workers: Int, clients: [(keys: CurveKeyPair, name: String?, admin: Bool)], admin: CurveKeyPair, heartbeatMilliseconds: Int = 1000) throws {
+        keys = try KeyDirectory()
+        workerKeys = try (0..<workers).map { _ in try CurveKeyPair.generate() }
+        try keys.allow(clients + Self.workerEntries(workerKeys))
+        brokerPublicKeyFile = try keys.writePublicKey(keys.serverKeys.publicKey, named: "broker.pub")
+        var configuration = ServerConfiguration()
+        configuration.useFreeLoopbackPorts()
+        configuration.workers = 2
+        configuration.serverSecretKeyFile = keys.serverSecretKeyFile
+        configuration.clientKeysFile = keys.clientKeysFile
+        cluster = try TestCluster(
+            workers: 0, configuration: configuration, heartbeatMilliseconds: heartbeatMilliseconds, statsKeys: admin, logger: SecureTestDaemon.logger
+        )
+        context = try Context()
+        for (index, pair) in workerKeys.enumerated() {
+            let secret = try keys.writeSecretKey(pair, named: "worker-\(index).key")
+            let brokerPublicKeyFile = self.brokerPublicKeyFile
+            try cluster.addWorker(named: "worker-\(index)") {
+                $0.workerSecretKeyFile = secret
+                $0.brokerPublicKeyFile = brokerPublicKeyFile
+            }
+        }
+    }
+
+    deinit {
+        cluster.stop()
+        context.terminate()
+    }
+
+    /// Rewrites the allow-list: `clients`, and the workers whose indexes are in `workers` (all by default).
+    func allow(_ clients: [(keys: CurveKeyPair, name: String?, admin: Bool)], workers: [Int]? = nil) throws {
+        let kept = workers.map { indexes in indexes.map { workerKeys[$0] } } ?? workerKeys
+        try keys.allow(clients + Self.workerEntries(kept, numbered: workers))
+    }
+
+    private static func workerEntries(_ pairs: [CurveKeyPair], numbered: [Int]? = nil) -> [(keys: CurveKeyPair, name: String?, admin: Bool)] {
+        pairs.enumerated().map { index, pair in (pair, "worker-\(numbered?[index] ?? index)", true) }
+    }
+
+    /// The broker's `cluster` stats member, read with `admin`.
+    func clusterStats(admin: CurveKeyPair) throws -> AnyJSONObject {
+        guard let cluster = try stats(admin: admin).object("cluster") else { throw TestFailure("no cluster member in the broker's stats") }
+        return cluster
+    }
+}
