@@ -222,12 +222,15 @@ extension BrokerCore {
     func addToLive(_ worker: WorkerRecord) {
         live.append(worker)
         liveSeeds.append(worker.seed)
+        worker.loadIndex = loadIndex
+        loadIndex.insert(worker)
     }
 
     func removeFromLive(_ worker: WorkerRecord) {
         guard let index = live.firstIndex(where: { $0 === worker }) else { return }
         live.remove(at: index)
         liveSeeds.remove(at: index)
-        if cursor >= live.count { cursor = 0 }
+        loadIndex.remove(worker)
+        worker.loadIndex = nil
     }
 }

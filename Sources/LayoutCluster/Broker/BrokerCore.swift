@@ -46,8 +46,8 @@ final class BrokerCore {
     var listsWaiting: [ClientRequest] = []
     /// Requests waiting at the broker (held for a move, or a list waiting for moves).
     var heldCount = 0
-    /// Where least-loaded routing starts looking: the worker it chose last.
-    var cursor = 0
+    /// The live workers by requests outstanding, for least-loaded routing.
+    let loadIndex = LoadIndex()
     /// Client requests admitted and not answered.
     var clientsInFlight = 0
     /// Events seen passing the proxy (its capture).
@@ -175,26 +175,10 @@ final class BrokerCore {
         record?.inFlight += 1
     }
 
-    /// The live worker with the fewest requests outstanding that has credit left. Among idle workers,
-    /// the one chosen last: its threads are awake and its caches warm, and one worker answering a
-    /// trickle of requests batches better than many answering one each; load spreads as soon as it
-    /// has one outstanding.
+    /// The live worker with the fewest requests outstanding that has credit left; among equals, the
+    /// one most recently back to that count (see `LoadIndex`).
     func leastLoaded() -> WorkerRecord? {
-        let count = live.count
-        guard count > 0 else { return nil }
-        var best: (index: Int, worker: WorkerRecord)?
-        for offset in 0..<count {
-            let index = (cursor + offset) % count
-            let worker = live[index]
-            guard worker.hasCredit else { continue }
-            if worker.inFlight == 0 {
-                best = (index, worker)
-                break
-            }
-            if best == nil || worker.inFlight < (best?.worker.inFlight ?? .max) { best = (index, worker) }
-        }
-        if let best { cursor = best.index }
-        return best?.worker
+        loadIndex.leastLoaded()
     }
 
     /// The live worker a key hashes to.

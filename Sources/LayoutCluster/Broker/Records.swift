@@ -35,7 +35,12 @@ final class WorkerRecord {
     var state = State.alive
     var lastHeard: Nanos
     /// Requests and rebuilds sent and not answered.
-    var inFlight = 0
+    var inFlight = 0 {
+        didSet { loadIndex?.moved(self, from: oldValue) }
+    }
+    /// The least-loaded index it is filed in while it is live, and where.
+    weak var loadIndex: LoadIndex?
+    var loadSlot: (bucket: Int, index: Int)?
     /// Rebuilds from a recipe sent and not answered (at most `cluster.restoresPerWorker`).
     var restoresInFlight = 0
     /// Keys waiting for a rebuild here; those with requests waiting go first.

@@ -7,8 +7,12 @@ import ZeroMQ
 /// one with a single worker and one with `idleWorkers` registered (workers in this process too), measured
 /// in alternating rounds. The figure that counts is the CPU time of the broker's routing thread per
 /// request (from its stats: `cluster.brokerThreadCPUSeconds`), which no worker's load can blur; end-to-end
-/// latency and throughput are printed beside it. A `query` goes to its key's owner (a table lookup); a
-/// `ping` to the least loaded worker.
+/// latency and throughput are printed beside it. A `query` goes to its key's owner (a table lookup): the
+/// other workers stay idle whether the client waits for each reply or keeps 100 outstanding. A `ping` goes
+/// to the least loaded worker: one at a time, the same warm worker serves them all and the others stay
+/// idle, which is the case the goal is about; 100 outstanding spread over every worker (none is idle any
+/// more), and the broker then pays libzmq's cost of waking many connections instead of one, printed beside
+/// as `brokerCPUMicrosPerRequestPipelined`.
 struct IdleWorkersBench {
     let plan: BenchPlan
     let context: Context
@@ -56,15 +60,18 @@ struct IdleWorkersBench {
         var latencies: [String: [Double]] = [:]
         var rates: [String: [Double]] = [:]
         var cpu: [String: [Double]] = [:]
+        var sequentialCPU: [String: [Double]] = [:]
         for round in 0..<plan.rounds {
             for setup in round % 2 == 0 ? setups : setups.reversed() {
                 for (name, body) in ops {
                     let key = "\(name) \(setup.count)"
+                    let start = try brokerCPU(setup)
                     latencies[key, default: []] += try setup.client.sequential(body, count: plan.sequentialRoundTrips)
                     let before = try brokerCPU(setup)
                     let seconds = try setup.client.pipelined(body, total: plan.pipelinedRoundTrips, window: 100)
                     let after = try brokerCPU(setup)
                     rates[key, default: []].append(Double(plan.pipelinedRoundTrips) / seconds)
+                    sequentialCPU[key, default: []].append((before - start) / Double(plan.sequentialRoundTrips) * 1e6)
                     cpu[key, default: []].append((after - before) / Double(plan.pipelinedRoundTrips) * 1e6)
                 }
             }
@@ -75,11 +82,15 @@ struct IdleWorkersBench {
             for setup in setups {
                 let key = "\(name) \(setup.count)"
                 let sorted = (latencies[key] ?? []).sorted()
-                perRequest[setup.count] = Statistics.median(cpu[key] ?? [])
+                // Where the other workers stay idle (see above): pipelined queries, one ping at a time.
+                let pipelinedCPU = Statistics.median(cpu[key] ?? [])
+                let oneAtATimeCPU = Statistics.median(sequentialCPU[key] ?? [])
+                perRequest[setup.count] = name == "ping" ? oneAtATimeCPU : pipelinedCPU
                 throughput[setup.count] = Statistics.median(rates[key] ?? [])
                 emit([
                     "bench": "idle", "workers": .int(setup.count), "op": .string(name), "rounds": .int(plan.rounds),
                     "brokerCPUMicrosPerRequest": .figure(perRequest[setup.count]),
+                    "brokerCPUMicrosPerRequestOneAtATime": .figure(oneAtATimeCPU), "brokerCPUMicrosPerRequestPipelined": .figure(pipelinedCPU),
                     "p50Micros": .figure(Statistics.percentile(50, of: sorted) * 1e6), "p99Micros": .figure(Statistics.percentile(99, of: sorted) * 1e6),
                     "pipelinedRoundTripsPerSecond": .figure(throughput[setup.count]),
                 ])
@@ -89,7 +100,8 @@ struct IdleWorkersBench {
                 "bench": "idle-ratio", "op": .string(name), "workers": .int(plan.idleWorkers), "brokerCPUManyOverOne": .figure(ratio),
                 "throughputManyOverOne": .figure(throughput[plan.idleWorkers].flatMap { many in throughput[1].map { many / $0 } }),
             ])
-            goals.atMost("\(name): broker CPU per request with \(plan.idleWorkers) workers / with 1", ratio, 1.1)
+            let phase = name == "ping" ? "one at a time" : "pipelined 1x100"
+            goals.atMost("\(name) (\(phase)): broker CPU per request with \(plan.idleWorkers) idle workers / with 1", ratio, 1.1)
         }
     }
 }
