@@ -5,7 +5,7 @@ import Synchronization
 import ZeroMQ
 
 /// A broker or worker that is serving: its bound endpoints and how to stop it.
-public final class RunningNode: Sendable {
+public final class RunningNode: Sendable, ClientKeyHolder {
     private let stopRequest: @Sendable () -> Void
     private let stopped = DispatchGroup()
     private let endpoints = Mutex((front: "", events: "", stats: "", back: "", eventsIn: ""))
@@ -14,7 +14,7 @@ public final class RunningNode: Sendable {
     /// What `/healthz` and `/readyz` answer from.
     public let health: DaemonHealth
     /// A broker's keys and allow-list with CURVE; nil without CURVE, and for a worker.
-    let access: AccessControl?
+    public let access: AccessControl?
 
     init(stop: @escaping @Sendable () -> Void, health: DaemonHealth, access: AccessControl? = nil) {
         stopRequest = stop
@@ -25,18 +25,6 @@ public final class RunningNode: Sendable {
 
     /// The broker's CURVE public key, which clients and workers need; nil without CURVE.
     public var serverPublicKey: CurveKey? { access?.serverKeys.publicKey }
-
-    /// Rereads a broker's `security.clientKeysFile` (what SIGHUP does), for clients and workers alike,
-    /// logging the outcome: a file that is not valid is reported and changes nothing. False when CURVE
-    /// is off or the file was refused.
-    @discardableResult
-    public func reloadClientKeys(logger: Logger) -> Bool {
-        guard let access else {
-            logger.notice("SIGHUP: CURVE is off, no client keys to reload")
-            return false
-        }
-        return access.reload(logging: logger)
-    }
 
     public var frontEndpoint: String { endpoints.withLock { $0.front } }
     public var eventsEndpoint: String { endpoints.withLock { $0.events } }

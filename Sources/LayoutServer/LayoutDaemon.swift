@@ -29,17 +29,12 @@ public struct LayoutDaemon: Service {
             "front": "\(running.frontEndpoint)", "events": "\(running.eventsEndpoint)", "stats": "\(running.statsEndpoint)",
             "http": "\(running.httpAddress ?? "off")", "workers": "\(configuration.resolvedWorkers)",
         ])
-        let logger = self.logger
-        await withTaskGroup(of: Void.self) { group in
-            if let hangUps, let access = running.access {
-                group.addTask { await access.reload(on: hangUps, logger: logger) }
-            }
+        await running.serve(reloadingOn: hangUps, logger: logger) {
             await withGracefulShutdownHandler {
                 await running.waitUntilStopped()
             } onGracefulShutdown: {
                 running.requestStop()
             }
-            group.cancelAll()
         }
         logger.info("layoutd stopped")
     }
@@ -128,7 +123,7 @@ public final class RunningDaemon: Sendable {
     private let stopped = DispatchGroup()
     private let endpoints = Mutex((front: "", events: "", stats: ""))
     /// With CURVE, the keys and the allow-list; nil without CURVE.
-    let access: AccessControl?
+    public let access: AccessControl?
     /// The HTTP listener; closed once the sockets are, so `/readyz` answers 503 for the whole drain.
     private let http = OperationsListenerSlot()
     /// What `/healthz` and `/readyz` answer from.

@@ -31,17 +31,12 @@ public struct ClusterBroker: Service {
             "front": "\(running.frontEndpoint)", "events": "\(running.eventsEndpoint)", "stats": "\(running.statsEndpoint)",
             "back": "\(running.backEndpoint)", "eventsIn": "\(running.eventsInEndpoint)",
         ])
-        let logger = self.logger
-        await withTaskGroup(of: Void.self) { group in
-            if let hangUps, let access = running.access {
-                group.addTask { await access.reload(on: hangUps, logger: logger) }
-            }
+        await running.serve(reloadingOn: hangUps, logger: logger) {
             await withGracefulShutdownHandler {
                 await running.waitUntilStopped()
             } onGracefulShutdown: {
                 running.requestStop()
             }
-            group.cancelAll()
         }
         logger.info("layoutd broker stopped")
     }

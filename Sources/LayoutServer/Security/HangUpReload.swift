@@ -28,7 +28,13 @@ extension AccessControl {
     }
 }
 
-extension RunningDaemon {
+/// A running node whose clients may be admitted by CURVE keys: the single daemon, or a cluster's broker.
+public protocol ClientKeyHolder {
+    /// Who is admitted, when CURVE is on; nil without it.
+    var access: AccessControl? { get }
+}
+
+extension ClientKeyHolder {
     /// Rereads `security.clientKeysFile` (what SIGHUP does), logging the outcome: a file that is not
     /// valid is reported and changes nothing. False when CURVE is off or the file was refused.
     @discardableResult
@@ -39,7 +45,21 @@ extension RunningDaemon {
         }
         return access.reload(logging: logger)
     }
+
+    /// Runs `serve` (a node's life until it stops); meanwhile, when `hangUps` traps SIGHUP, each one
+    /// rereads the client keys.
+    public func serve(reloadingOn hangUps: UnixSignalsSequence?, logger: Logger, _ serve: () async -> Void) async {
+        await withTaskGroup(of: Void.self) { group in
+            if let hangUps, let access {
+                group.addTask { await access.reload(on: hangUps, logger: logger) }
+            }
+            await serve()
+            group.cancelAll()
+        }
+    }
 }
+
+extension RunningDaemon: ClientKeyHolder {}
 
 extension LayoutDaemon {
     /// The access control CURVE needs, read and checked from the key files; nil without CURVE. Also
