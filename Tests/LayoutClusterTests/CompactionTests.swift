@@ -157,4 +157,40 @@ import Testing
         #expect(cluster.core.counters.snapshots == 1)
         #expect(cluster.core.recipes.recipe(for: feed)?.bodies.count == 1)
     }
+
+    @Test func aNamespacedKeyIsSnapshottedAndRebuiltInItsNamespace() throws {
+        let cluster = SimulatedCluster(secured: true, compaction: CompactionPolicy(afterBytes: 0, afterChanges: 3))
+        let alice = Caller(namespace: "alice", isAdmin: false)
+        let bob = Caller(namespace: "bob", isAdmin: false)
+        let key = LayoutKey(namespace: "alice", name: "feed")
+        cluster.join("a")
+        cluster.join("b")
+        cluster.request(prepareBody("feed", count: 7), as: alice)
+        cluster.request(prepareBody("feed", count: 30), as: bob)
+        cluster.deliverAll()
+        for index in 0..<4 {
+            cluster.request(updateBody("feed", insert: "n\(index)"), as: alice)
+            cluster.deliverAll()
+        }
+        #expect(cluster.core.counters.snapshots == 1)
+        let snapshotOf = cluster.sent.compactMap { sent -> LayoutKey? in
+            if case .snapshot(_, let request) = sent.order { request.key } else { nil }
+        }
+        #expect(snapshotOf == [key])
+        let recipe = try #require(cluster.core.recipes.recipe(for: key))
+        #expect(recipe.base == 5 && recipe.bodies.count == 1)
+
+        let query = cluster.request(queryBody("feed", id: "same"), as: alice)
+        cluster.deliverAll()
+        let frames = try #require(cluster.replyBytes(for: query))
+        let dead = try #require(cluster.core.keys[key]?.owner?.name)
+        cluster.kill(dead)
+        cluster.deliverAll()
+        #expect(cluster.sent.compactMap(\.order.restoreHeader).contains(RestoreHeader(layout: "feed", namespace: "alice", version: 5, base: 5)))
+        let after = cluster.request(queryBody("feed", id: "same"), as: alice)
+        let bobs = cluster.request(queryBody("feed"), as: bob)
+        cluster.deliverAll()
+        #expect(cluster.replyBytes(for: after) == frames)
+        #expect(((cluster.reply(for: bobs)?["result"] as? [String: Any])?["attributes"] as? [Any])?.count == 30)
+    }
 }
