@@ -36,7 +36,7 @@ final class WorkerRecord {
 
     var state = State.alive
     var lastHeard: Nanos
-    /// Requests and rebuilds sent and not answered.
+    /// Requests, rebuilds and snapshots sent and not answered.
     var inFlight = 0 {
         didSet { loadIndex?.moved(self, from: oldValue) }
     }

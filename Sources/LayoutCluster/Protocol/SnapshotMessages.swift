@@ -32,7 +32,9 @@ public struct SnapshotRequest: Sendable, Hashable {
 /// `prepare` body that rebuilds the layout exactly as it stands at `version`; not taken (no such layout,
 /// a full queue, a body that would not rebuild it), it is the only frame.
 public enum SnapshotOutcome: Sendable, Hashable {
+    /// The body that follows rebuilds `layout` at `version`, with its item count.
     case taken(layout: String, version: Int, items: Int)
+    /// No body follows; nothing changed on the worker.
     case failed(code: String, message: String)
 
     public var frame: [UInt8] {

@@ -2,7 +2,6 @@ import Foundation
 import LayoutEngine
 import LayoutServer
 import LayoutWire
-import Synchronization
 
 /// What a cluster worker's pool runs: the daemon's own ops (`RequestHandler`, unchanged), and the
 /// broker's RESTORE and SNAPSHOT, ordered with the key's other requests like any op on that key.
