@@ -56,6 +56,19 @@ import Testing
         #expect(Caller(workerFrame: [0, 0xff]) == nil)
     }
 
+    @Test func snapshotFramesRoundTrip() {
+        for key in [LayoutKey(name: "feed"), LayoutKey(namespace: "alice", name: "wall")] {
+            #expect(SnapshotRequest(frame: SnapshotRequest(key: key).frame)?.key == key)
+        }
+        #expect(String(decoding: SnapshotRequest(key: LayoutKey(name: "feed")).frame, as: UTF8.self) == #"{"layout":"feed"}"#)
+        for outcome in [SnapshotOutcome.taken(layout: "feed", version: 12, items: 40), .failed(code: "unknown_layout", message: "gone")] {
+            #expect(SnapshotOutcome(frame: outcome.frame) == outcome)
+        }
+        #expect(SnapshotRequest(frame: Array(#"{"layout":""}"#.utf8)) == nil)
+        #expect(SnapshotRequest(frame: Array(#"{"layout":"a","namespace":3}"#.utf8)) == nil)
+        #expect(SnapshotOutcome(frame: Array(#"{"ok":true,"layout":"a"}"#.utf8)) == nil)
+    }
+
     @Test func malformedControlFramesAreRefused() {
         #expect(ReadyInfo(frame: Array("{}".utf8)) == nil)
         #expect(ReadyInfo(frame: Array(#"{"protocol":1,"worker":"w","credit":0,"threads":1,"keys":[]}"#.utf8)) == nil)
@@ -64,8 +77,8 @@ import Testing
     }
 
     @Test func commandsKeepTheirMDPNumbers() {
-        #expect(WorkerCommand.allCases.map(\.rawValue) == [0x01, 0x02, 0x03, 0x04, 0x05, 0x81, 0x82])
-        #expect(WorkerProtocol.extensionVersion == 2)
+        #expect(WorkerCommand.allCases.map(\.rawValue) == [0x01, 0x02, 0x03, 0x04, 0x05, 0x81, 0x82, 0x83])
+        #expect(WorkerProtocol.extensionVersion == 3)
         #expect(WorkerProtocol.header == Array("MDPW01".utf8))
     }
 
@@ -75,6 +88,7 @@ import Testing
         #expect(defaults.role == .single)
         #expect(defaults.backEndpoint == "tcp://127.0.0.1:5560")
         #expect(defaults.recipeBytes == 1 << 30)
+        #expect(defaults.compactAfterBytes == 64 * 1024 && defaults.compactAfterChanges == 1024)
 
         let worker = try ClusterConfiguration.read(ConfigReader(provider: InMemoryProvider(values: [
             "role": "worker", "cluster.join": "tcp://broker.local:5560",
@@ -110,6 +124,9 @@ import Testing
         #expect(throws: (any Error).self) {
             try ClusterConfiguration.read(ConfigReader(provider: InMemoryProvider(values: ["cluster.liveness": 0])))
         }
+        #expect(throws: (any Error).self) {
+            try ClusterConfiguration.read(ConfigReader(provider: InMemoryProvider(values: ["cluster.compactAfterChanges": -1])))
+        }
     }
 }
 
@@ -124,6 +141,7 @@ import Testing
         let reader = try await ConfigurationLoader.reader(filePath: nil, environment: [
             "LAYOUTD_ROLE": "worker", "LAYOUTD_CLUSTER_JOIN": "tcp://b:7000", "LAYOUTD_CLUSTER_HEARTBEAT_MILLIS": "250",
             "LAYOUTD_CLUSTER_RECIPE_BYTES": "1024", "LAYOUTD_CLUSTER_WORKER_ID": "w-7", "LAYOUTD_CLUSTER_EVENTS_IN": "tcp://*:1",
+            "LAYOUTD_CLUSTER_COMPACT_AFTER_BYTES": "0", "LAYOUTD_CLUSTER_COMPACT_AFTER_CHANGES": "50",
         ])
         let cluster = try ClusterConfiguration.read(reader)
         #expect(cluster.role == .worker)
@@ -131,6 +149,7 @@ import Testing
         #expect(cluster.resolvedJoinEventsEndpoint == "tcp://b:7001")
         #expect(cluster.heartbeatMilliseconds == 250)
         #expect(cluster.recipeBytes == 1024)
+        #expect(cluster.compactAfterBytes == 0 && cluster.compactAfterChanges == 50)
         #expect(cluster.resolvedWorkerID == "w-7")
         #expect(cluster.eventsInEndpoint == "tcp://*:1")
     }

@@ -26,10 +26,12 @@ extension BrokerCore {
         rebalance(toward: worker)
     }
 
-    /// Whether the broker takes a worker of protocol `version`: the current one, or, without CURVE, the
-    /// one before namespaces (such a worker is never sent anything that version added).
+    /// Whether the broker takes a worker of protocol `version`: the current one or an earlier one, which
+    /// is never sent anything a later version added (a worker of 2 is asked for no snapshot). With CURVE,
+    /// not the one before namespaces.
     private func speaks(_ version: Int) -> Bool {
-        version == WorkerProtocol.extensionVersion || (!settings.secured && version == WorkerProtocol.namespacelessVersion)
+        let oldest = settings.secured ? WorkerProtocol.namespaceVersion : WorkerProtocol.namespacelessVersion
+        return version >= oldest && version <= WorkerProtocol.extensionVersion
     }
 
     /// Takes over the routing of layouts a worker reports keeping: after a broker restart this
@@ -152,6 +154,10 @@ extension BrokerCore {
                 }
             case .restore(let record, _, _):
                 record.inFlight -= 1
+            case .snapshot(let record, let recipe):
+                record.inFlight -= 1
+                record.snapshotInFlight = false
+                snapshotNotUsed(recipe, record: record, reason: "its worker died")
             case .listPart(let aggregate):
                 guard !aggregate.abandoned else { continue }
                 aggregate.abandoned = true

@@ -4,8 +4,9 @@ import LayoutWire
 
 extension BrokerCore {
     /// A REPLY from `worker`. Replies to requests go back to their clients; what they acknowledge is
-    /// learned first (versions, recipes); replies to rebuilds and list parts finish those.
-    func workerReply(from worker: WorkerRecord, token: RequestToken, body: HeldBody) {
+    /// learned first (versions, recipes); replies to rebuilds, snapshots and list parts finish those.
+    /// `leading` is the frame before the body, which only a snapshot taken has (its header).
+    func workerReply(from worker: WorkerRecord, token: RequestToken, body: HeldBody, leading: [UInt8]? = nil) {
         guard let pending = pending[token], pending.worker === worker else {
             // A late reply to a request already answered otherwise (its worker was declared dead).
             return
@@ -25,6 +26,11 @@ extension BrokerCore {
             if fromRecipe { worker.restoresInFlight -= 1 }
             record.inFlight -= 1
             restoreFinished(record, header: header, at: worker, outcome: RestoreOutcome(body: body.array))
+            keyQuieted(record)
+        case .snapshot(let record, let recipe):
+            record.inFlight -= 1
+            // Taken: the header, then the body; not taken: the header alone.
+            snapshotFinished(record, recipe: recipe, header: leading ?? body.array, body: leading == nil ? nil : body)
             keyQuieted(record)
         case .listPart(let aggregate):
             aggregate.waiting.remove(token)
@@ -80,6 +86,7 @@ extension BrokerCore {
         if let contentSize { record.contentSize = contentSize }
         if consecutive {
             noteEvicted(recipes.append(record.key, change: change))
+            compactIfDue(record)
         } else {
             recipes.remove(record.key)
         }

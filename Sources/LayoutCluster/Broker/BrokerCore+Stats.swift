@@ -98,6 +98,7 @@ extension BrokerCore {
                 "restores": c.restores, "restoreFailures": c.restoreFailures, "seeds": c.seeds,
                 "moves": c.moves, "lost": c.lost, "released": c.released,
                 "workersJoined": c.workersJoined, "workersDied": c.workersDied,
+                "snapshots": c.snapshots, "snapshotFailures": c.snapshotFailures,
             ],
             "recipes": ["count": recipes.count, "bytes": recipes.totalBytes, "capacityBytes": recipes.capacityBytes, "evicted": c.recipesEvicted],
             "keysInMotion": keysInMotion,

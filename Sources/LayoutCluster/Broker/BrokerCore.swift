@@ -14,6 +14,8 @@ final class BrokerCore {
         var restoresPerWorker: Int
         /// Whether the broker has CURVE: then every caller has a namespace of its own, else all share "".
         var secured = false
+        /// When a recipe is compacted by a snapshot of its layout.
+        var compaction = CompactionPolicy()
     }
 
     let settings: Settings
@@ -60,7 +62,7 @@ final class BrokerCore {
         self.stats = stats
         self.output = output
         self.logger = logger
-        recipes = RecipeBook(capacityBytes: settings.recipeBytes)
+        recipes = RecipeBook(capacityBytes: settings.recipeBytes, compaction: settings.compaction)
     }
 
     func makeToken() -> RequestToken {

@@ -114,7 +114,8 @@ final class BrokerLoop {
         core = BrokerCore(
             settings: .init(
                 heartbeatNanos: heartbeatNanos, liveness: cluster.liveness, recipeBytes: cluster.recipeBytes,
-                restoresPerWorker: cluster.restoresPerWorker, secured: access != nil
+                restoresPerWorker: cluster.restoresPerWorker, secured: access != nil,
+                compaction: CompactionPolicy(afterBytes: cluster.compactAfterBytes, afterChanges: cluster.compactAfterChanges)
             ),
             output: self, stats: stats, logger: logger
         )
@@ -271,8 +272,9 @@ final class BrokerLoop {
         let time = now()
         switch command {
         case .reply:
-            guard lastIndex == 6, let token = head.token, head.delimiterEmpty, let worker = core.heard(from: head.identity, now: time) else { return }
-            core.workerReply(from: worker, token: token, body: HeldBody(last))
+            // `token, "", body`; a snapshot taken has its header frame before the body.
+            guard lastIndex == 6 || lastIndex == 7, let token = head.token, head.delimiterEmpty, let worker = core.heard(from: head.identity, now: time) else { return }
+            core.workerReply(from: worker, token: token, body: HeldBody(last), leading: lastIndex == 7 ? head.extra.first : nil)
         case .heartbeat:
             guard let worker = core.heard(from: head.identity, now: time) else { return }
             // A worker whose key was taken off the list (or is no longer admin) on SIGHUP goes at its
@@ -299,7 +301,7 @@ final class BrokerLoop {
         case .disconnect:
             guard let worker = core.heard(from: head.identity, now: time) else { return }
             core.workerLeaving(worker)
-        case .request, .restore, .release:
+        case .request, .restore, .release, .snapshot:
             logger.debug("broker command from a worker ignored")
         }
     }
@@ -408,6 +410,11 @@ extension BrokerLoop: BrokerOutput {
                 for (index, frame) in frames.enumerated() {
                     try back.send(frame, flags: index == frames.count - 1 ? [] : .sendMore)
                 }
+            case .snapshot(let token, let request):
+                try back.send(WorkerCommand.snapshot.frame, flags: .sendMore)
+                try back.send(token.frame, flags: .sendMore)
+                try back.send(WorkerMessageHead.empty, flags: .sendMore)
+                try back.send(request.frame)
             case .heartbeat:
                 try back.send(WorkerCommand.heartbeat.frame)
             case .disconnect:
@@ -445,7 +452,8 @@ struct WorkerMessageHead {
     private(set) var command: WorkerCommand?
     private(set) var token: RequestToken?
     private(set) var delimiterEmpty = false
-    /// Frames after the command that are neither a REPLY's token nor its delimiter (READY's service).
+    /// Frames after the command that are neither a REPLY's token nor its delimiter (READY's service, a
+    /// snapshot's header).
     private(set) var extra: [[UInt8]] = []
 
     mutating func read(_ frame: UnsafeRawBufferPointer) {

@@ -57,6 +57,8 @@ final class ClusterMetrics {
         series.set("layoutd_cluster_recipe_bytes", Double(core.recipes.totalBytes))
         series.set("layoutd_cluster_recipe_capacity_bytes", Double(core.recipes.capacityBytes))
         series.advance("layoutd_cluster_recipes_evicted_total", to: c.recipesEvicted)
+        series.advance("layoutd_cluster_snapshots_total", to: c.snapshots)
+        series.advance("layoutd_cluster_snapshot_failures_total", to: c.snapshotFailures)
         // Scrapes run on the broker's I/O thread: this is its CPU time.
         series.advance("layoutd_cluster_broker_thread_cpu_seconds_total", to: BrokerCore.threadCPUSeconds())
     }

@@ -1,14 +1,18 @@
 import LayoutServer
 
-/// The bodies that rebuild one kept layout: the `prepare` that made it, then every acknowledged change
-/// since, in order. Replayed on a worker from version `base - 1`, they reproduce the layout bit for bit
-/// at the version the last one gave (the engine is deterministic).
+/// The bodies that rebuild one kept layout: a `prepare` (the client's, or a snapshot the key's worker
+/// wrote), then every acknowledged change since, in order. Replayed on a worker from version `base - 1`,
+/// they reproduce the layout bit for bit at the version the last one gave (the engine is deterministic).
+/// Body `i` gave version `base + i`: a change joins only at the version after the last one.
 final class Recipe {
     let key: LayoutKey
-    /// The version the `prepare` gave.
-    let base: Int
+    /// The version the first body, the `prepare`, gave.
+    private(set) var base: Int
     private(set) var bodies: [HeldBody]
     private(set) var bytes: Int
+    /// Compaction is due once the changes' bytes exceed this, or their number exceeds `compactAtChanges`.
+    fileprivate var compactAtBytes = 0
+    fileprivate var compactAtChanges = 0
     /// Links of the book's least-recently-used list (newest → oldest).
     fileprivate var newer: Recipe?
     fileprivate weak var older: Recipe?
@@ -20,27 +24,60 @@ final class Recipe {
         bytes = prepare.count
     }
 
+    /// The version the last body gave.
+    var lastVersion: Int { base + bodies.count - 1 }
+    /// The changes after the `prepare`, and their bytes.
+    var changes: Int { bodies.count - 1 }
+    var changeBytes: Int { bytes - bodies[0].count }
+
     fileprivate func append(_ body: HeldBody) {
         bodies.append(body)
         bytes += body.count
     }
+
+    /// The bodies up to and including the one that gave `version` become `snapshot`.
+    fileprivate func replace(through version: Int, with snapshot: HeldBody) {
+        let covered = version - base + 1
+        bytes += snapshot.count - bytes(ofFirst: covered)
+        bodies.replaceSubrange(0..<covered, with: [snapshot])
+        base = version
+    }
+
+    /// The bytes of the first `count` bodies.
+    fileprivate func bytes(ofFirst count: Int) -> Int {
+        bodies.prefix(count).reduce(0) { $0 + $1.count }
+    }
+}
+
+/// When the broker asks a key's worker for a snapshot of its layout, to compact the key's recipe
+/// (`cluster.compactAfterBytes`, `cluster.compactAfterChanges`; 0 turns that trigger off).
+struct CompactionPolicy {
+    /// Compact once the changes add up to more than this or the `prepare`'s own bytes, whichever is more.
+    var afterBytes = 64 * 1024
+    /// Compact once there are more changes than this (each costs a step when the recipe is replayed).
+    var afterChanges = 1024
 }
 
 /// Every key's recipe, bounded in bytes (`cluster.recipeBytes`): the least recently used go first.
 ///
-/// Compaction: a `prepare` starts its key's recipe over; a `drop`, an eviction or a loss removes it;
-/// a `bounds` that did not change the size is never recorded. A key whose recipe is dropped stays
-/// kept on its worker, but cannot be rebuilt if that worker dies: it is then lost.
+/// Compaction: a `prepare` starts its key's recipe over. A recipe whose changes outgrow its `prepare`
+/// (`CompactionPolicy`) is due for a snapshot: the broker asks the key's worker for a `prepare` body
+/// that rebuilds the layout as it stands at some version, and `compact` puts it in place of the bodies
+/// up to that version, when it is smaller than they are. A `drop`, an eviction or a loss removes the
+/// recipe; a `bounds` that did not change the size is never recorded. A key whose recipe is dropped
+/// stays kept on its worker, but cannot be rebuilt if that worker dies: it is then lost.
 final class RecipeBook {
     let capacityBytes: Int
+    let compaction: CompactionPolicy
     private(set) var totalBytes = 0
     private var recipes: [LayoutKey: Recipe] = [:]
     /// Most recently used; follow `newer` from `oldest` to reach it.
     private var newest: Recipe?
     private var oldest: Recipe?
 
-    init(capacityBytes: Int) {
+    init(capacityBytes: Int, compaction: CompactionPolicy = CompactionPolicy()) {
         self.capacityBytes = capacityBytes
+        self.compaction = compaction
     }
 
     var count: Int { recipes.count }
@@ -54,6 +91,7 @@ final class RecipeBook {
     func start(_ key: LayoutKey, base: Int, prepare: HeldBody) -> [LayoutKey] {
         remove(key)
         let recipe = Recipe(key: key, base: base, prepare: prepare.retained())
+        resetCompaction(of: recipe)
         recipes[key] = recipe
         link(recipe)
         totalBytes += recipe.bytes
@@ -70,6 +108,53 @@ final class RecipeBook {
         touch(key)
         return evictOverflow()
     }
+
+    // MARK: Compaction
+
+    /// Whether `recipe` has outgrown its `prepare` (see `CompactionPolicy`).
+    func isDueForCompaction(_ recipe: Recipe) -> Bool {
+        (compaction.afterBytes > 0 && recipe.changeBytes > recipe.compactAtBytes)
+            || (compaction.afterChanges > 0 && recipe.changes > recipe.compactAtChanges)
+    }
+
+    /// What `compact` did.
+    enum Compaction: Equatable {
+        /// The snapshot took the place of the bodies it covers; the recipe is this many bytes smaller.
+        case compacted(savedBytes: Int)
+        /// The recipe is no longer the one the snapshot was asked for (a `prepare` started it over, or
+        /// it was removed), or does not hold the snapshot's version: nothing changed.
+        case stale
+        /// The snapshot is not smaller than the bodies it would replace: nothing changed.
+        case notSmaller
+    }
+
+    /// Puts `snapshot`, a `prepare` body that rebuilds `recipe`'s layout as it stood at `version`, in
+    /// place of the bodies up to that version; the changes after it stay.
+    func compact(_ recipe: Recipe, at version: Int, snapshot: HeldBody) -> Compaction {
+        guard recipes[recipe.key] === recipe, version >= recipe.base, version <= recipe.lastVersion else { return .stale }
+        let covered = recipe.bytes(ofFirst: version - recipe.base + 1)
+        guard snapshot.count < covered else { return .notSmaller }
+        let before = recipe.bytes
+        recipe.replace(through: version, with: snapshot.retained())
+        totalBytes += recipe.bytes - before
+        resetCompaction(of: recipe)
+        return .compacted(savedBytes: before - recipe.bytes)
+    }
+
+    /// A snapshot of `recipe` was not taken: the next one waits until the recipe has doubled, so that a
+    /// layout that cannot be compacted (its snapshot is larger than its changes) is asked a few times
+    /// in its life, not at every change.
+    func postponeCompaction(of recipe: Recipe) {
+        recipe.compactAtBytes = max(recipe.compactAtBytes, recipe.changeBytes) * 2
+        recipe.compactAtChanges = max(recipe.compactAtChanges, recipe.changes) * 2
+    }
+
+    private func resetCompaction(of recipe: Recipe) {
+        recipe.compactAtBytes = max(compaction.afterBytes, recipe.bodies[0].count)
+        recipe.compactAtChanges = compaction.afterChanges
+    }
+
+    // MARK: Use
 
     /// Marks `key`'s recipe as just used.
     func touch(_ key: LayoutKey) {

@@ -26,6 +26,8 @@ final class WorkerRecord {
     /// Requests it takes at once (READY's credit).
     let credit: Int
     let threads: Int
+    /// The protocol version its READY declared: it is sent nothing a later version added.
+    let protocolVersion: Int
     /// Its connection's file descriptor on the back socket, as the socket monitor reports it.
     let fileDescriptor: Int32?
     /// Its IP address, as libzmq reports the peer.
@@ -34,7 +36,7 @@ final class WorkerRecord {
 
     var state = State.alive
     var lastHeard: Nanos
-    /// Requests and rebuilds sent and not answered.
+    /// Requests, rebuilds and snapshots sent and not answered.
     var inFlight = 0 {
         didSet { loadIndex?.moved(self, from: oldValue) }
     }
@@ -62,6 +64,7 @@ final class WorkerRecord {
         seed = Rendezvous.seed(forWorker: ready.workerID)
         credit = ready.credit
         threads = ready.threads
+        protocolVersion = ready.extensionVersion
         self.fileDescriptor = fileDescriptor
         self.address = address
         registeredAt = now
@@ -72,6 +75,8 @@ final class WorkerRecord {
     var isConnected: Bool { state != .dead }
     var isAlive: Bool { state == .alive }
     var hasCredit: Bool { inFlight < credit }
+    /// Whether it answers SNAPSHOT (protocol 3).
+    var takesSnapshots: Bool { protocolVersion >= WorkerProtocol.snapshotVersion }
 }
 
 /// What the broker knows of one layout key.
@@ -100,8 +105,10 @@ final class KeyRecord {
     /// Whether a layout is kept under the key.
     var kept = false
     var contentSize: Size?
-    /// Requests on the key sent to its owner and not answered (rebuilds included).
+    /// Requests on the key sent to its owner and not answered (rebuilds and snapshots included).
     var inFlight = 0
+    /// Whether a SNAPSHOT of it is unanswered.
+    var snapshotInFlight = false
     /// Requests waiting for a move, in arrival order.
     var held: [ClientRequest] = []
     var phase = Phase.settled
@@ -159,6 +166,8 @@ final class Pending {
     enum Kind {
         case client(ClientRequest, KeyRecord?)
         case restore(KeyRecord, RestoreHeader, fromRecipe: Bool)
+        /// A snapshot asked to compact `Recipe` (the recipe the key had then).
+        case snapshot(KeyRecord, Recipe)
         case listPart(ListAggregate)
     }
 
@@ -193,6 +202,7 @@ enum WorkerOrder {
     case request(RequestToken, HeldBody, caller: Caller?)
     case restore(RequestToken, RestoreHeader, [HeldBody])
     case release([LayoutKey])
+    case snapshot(RequestToken, SnapshotRequest)
     case heartbeat
     case disconnect
 }
@@ -229,6 +239,9 @@ struct RoutingCounters {
     var workersDied = 0
     var eventsPublished = 0
     var recipesEvicted = 0
+    /// Snapshots that compacted a recipe; snapshots asked for and not used (failed, outdated, not smaller).
+    var snapshots = 0
+    var snapshotFailures = 0
 }
 
 /// A first-in first-out queue with O(1) pops (an array and a head index, compacted as it drains).

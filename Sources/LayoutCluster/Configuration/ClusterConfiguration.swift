@@ -58,6 +58,13 @@ public struct ClusterConfiguration: Sendable, Hashable {
     public var recipeBytes = 1 << 30
     /// `cluster.restoresPerWorker`: rebuilds a worker runs at once while keys move to it.
     public var restoresPerWorker = 2
+    /// `cluster.compactAfterBytes`: a recipe whose changes add up to more than this, or than its
+    /// `prepare`'s own bytes when that is more, is compacted: the key's worker is asked for a snapshot
+    /// of the layout, which replaces the `prepare` and the changes it covers. 0: not by bytes.
+    public var compactAfterBytes = 64 * 1024
+    /// `cluster.compactAfterChanges`: a recipe with more changes than this is compacted too (each change
+    /// is a step of a rebuild). 0: not by count.
+    public var compactAfterChanges = 1024
 
     public init() {}
 
@@ -120,6 +127,8 @@ public struct ClusterConfiguration: Sendable, Hashable {
         guard recipeBytes >= 0 else { throw ConfigurationError(key: "cluster.recipeBytes", message: "must be >= 0, not \(recipeBytes)") }
         c.recipeBytes = recipeBytes
         c.restoresPerWorker = try positive(config.int(forKey: "cluster.restoresPerWorker", default: c.restoresPerWorker), "cluster.restoresPerWorker")
+        c.compactAfterBytes = try nonNegative(config.int(forKey: "cluster.compactAfterBytes", default: c.compactAfterBytes), "cluster.compactAfterBytes")
+        c.compactAfterChanges = try nonNegative(config.int(forKey: "cluster.compactAfterChanges", default: c.compactAfterChanges), "cluster.compactAfterChanges")
         if role == .worker, c.joinEndpoint == nil {
             throw ConfigurationError(key: "cluster.join", message: "a worker needs the broker's back endpoint (--join tcp://HOST:5560)")
         }
@@ -131,6 +140,11 @@ public struct ClusterConfiguration: Sendable, Hashable {
 
     private static func positive(_ value: Int, _ key: String) throws -> Int {
         guard value > 0 else { throw ConfigurationError(key: key, message: "must be > 0, not \(value)") }
+        return value
+    }
+
+    private static func nonNegative(_ value: Int, _ key: String) throws -> Int {
+        guard value >= 0 else { throw ConfigurationError(key: key, message: "must be >= 0, not \(value)") }
         return value
     }
 }

@@ -18,6 +18,9 @@ public enum WorkerCommand: UInt8, Sendable, Hashable, CaseIterable {
     /// Extension, broker → worker: forget these keys without publishing anything (they moved). See
     /// `ReleaseFrames` for keys in a namespace.
     case release = 0x82
+    /// Extension (protocol 3), broker → worker: answer a key's layout as the body of a `prepare` that
+    /// rebuilds it, and the version it stands at (see `SnapshotRequest`, `SnapshotOutcome`).
+    case snapshot = 0x83
 
     /// The command's frame: one byte.
     public var frame: [UInt8] { [rawValue] }
@@ -31,7 +34,12 @@ public enum WorkerProtocol {
     public static let serviceName = "layoutd"
     /// The version of layoutd's extensions; READY declares it. Version 2 adds CURVE namespaces: the
     /// caller's frame in REQUEST, a namespace in READY's keys, RESTORE's header and RELEASE, and in events.
-    public static let extensionVersion = 2
+    /// Version 3 adds SNAPSHOT.
+    public static let extensionVersion = 3
+    /// The first version with SNAPSHOT: a broker asks only workers of this version or later for one.
+    public static let snapshotVersion = 3
+    /// The first version with namespaces: the oldest a broker with CURVE takes.
+    public static let namespaceVersion = 2
     /// The version before namespaces: a broker without CURVE still takes its workers (it never sends
     /// them anything version 2 added); a broker with CURVE refuses them, since they would run every
     /// client's request in one shared namespace.

@@ -2,25 +2,27 @@ import Foundation
 import LayoutEngine
 import LayoutServer
 import LayoutWire
-import Synchronization
 
 /// What a cluster worker's pool runs: the daemon's own ops (`RequestHandler`, unchanged), and the
-/// broker's RESTORE, ordered with the key's other requests like any op on that key.
+/// broker's RESTORE and SNAPSHOT, ordered with the key's other requests like any op on that key.
 struct ClusterJobHandler: JobHandler {
     enum Job: Sendable {
         case request(RequestHandler.Admitted)
         case restore(RestoreJob)
+        case snapshot(SnapshotJob)
     }
 
     let handler: RequestHandler
     let store: LayoutStore
     let stats: ServerStats
     let limits: InputLimits
-    let restores: RestoreDesk
+    let brokerJobs: BrokerJobDesk
 
     func decode(_ body: RequestBody) -> DecodeOutcome<Job> {
-        if let job = restores.take(for: body) {
-            return .run(.restore(job), key: job.header.key.schedulingKey)
+        switch brokerJobs.take(for: body) {
+        case .restore(let job)?: return .run(.restore(job), key: job.header.key.schedulingKey)
+        case .snapshot(let job)?: return .run(.snapshot(job), key: job.request.key.schedulingKey)
+        case nil: break
         }
         switch handler.decode(body) {
         case .run(let request, let key): return .run(.request(request), key: key)
@@ -38,6 +40,8 @@ struct ClusterJobHandler: JobHandler {
             case .restored: return JobReply(body: ReplyBody(outcome.body), op: "restore", errorCode: nil)
             case .failed(let code, _): return JobReply(body: ReplyBody(outcome.body), op: "restore", errorCode: code)
             }
+        case .snapshot(let snapshot):
+            return run(snapshot)
         }
     }
 
@@ -101,35 +105,5 @@ struct RestoreJob: Sendable {
         self.header = header
         let caller = Caller(namespace: header.namespace, isAdmin: false)
         bodies = frames.map { RequestBody($0, caller: caller) }
-    }
-}
-
-/// Where the I/O thread leaves a RESTORE for the pool to pick up: the pool hands its handler only a
-/// body, so a rebuild travels as an empty body whose identity the desk recognises. No client can
-/// forge one: the desk knows the objects the I/O thread made, not their bytes.
-final class RestoreDesk: Sendable {
-    private let jobs = Mutex<[ObjectIdentifier: RestoreJob]>([:])
-    /// How many are waiting, read without the lock on every decode.
-    private let waiting = Atomic<Int>(0)
-
-    /// The body to submit for `job`.
-    func submit(_ job: RestoreJob) -> RequestBody {
-        let body = RequestBody([])
-        jobs.withLock { $0[ObjectIdentifier(body)] = job }
-        waiting.add(1, ordering: .releasing)
-        return body
-    }
-
-    /// The job `body` stands for, taken off the desk; nil for any other body.
-    func take(for body: RequestBody) -> RestoreJob? {
-        guard waiting.load(ordering: .acquiring) > 0 else { return nil }
-        let job = jobs.withLock { $0.removeValue(forKey: ObjectIdentifier(body)) }
-        if job != nil { waiting.subtract(1, ordering: .releasing) }
-        return job
-    }
-
-    /// Forgets a job whose body was never submitted (the pool was full).
-    func withdraw(_ body: RequestBody) {
-        _ = take(for: body)
     }
 }

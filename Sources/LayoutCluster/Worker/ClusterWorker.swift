@@ -52,8 +52,8 @@ public struct ClusterWorker: Service {
             mailbox.post(.event(namespace: namespace, topic: event.topic, body: event.body))
         }
         let handler = RequestHandler(store: store, stats: stats, limits: configuration.inputLimits, startedAt: Date())
-        let restores = RestoreDesk()
-        let jobs = ClusterJobHandler(handler: handler, store: store, stats: stats, limits: configuration.inputLimits, restores: restores)
+        let brokerJobs = BrokerJobDesk()
+        let jobs = ClusterJobHandler(handler: handler, store: store, stats: stats, limits: configuration.inputLimits, brokerJobs: brokerJobs)
         let pool = WorkerPool(workers: configuration.resolvedWorkers, queueCapacity: configuration.queueCapacity, handler: jobs, stats: stats) { reply in
             mailbox.post(.reply(reply))
         }
@@ -69,7 +69,7 @@ public struct ClusterWorker: Service {
             do {
                 let link = try WorkerLink(
                     context: context, configuration: configuration, cluster: cluster, mailbox: mailbox,
-                    pool: pool, store: store, stats: stats, restores: restores,
+                    pool: pool, store: store, stats: stats, brokerJobs: brokerJobs,
                     curve: curve, membership: membership, health: health, logger: logger
                 )
                 health.advance(to: .serving)

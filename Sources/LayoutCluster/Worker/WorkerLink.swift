@@ -22,7 +22,7 @@ final class WorkerLink {
     private let pool: WorkerPool<ClusterJobHandler>
     private let store: LayoutStore
     private let stats: ServerStats
-    private let restores: RestoreDesk
+    private let brokerJobs: BrokerJobDesk
     /// With CURVE: this worker's key pair and the broker's public key.
     private let curve: (keys: CurveKeyPair, broker: CurveKey)?
     private let membership: WorkerMembership
@@ -55,7 +55,7 @@ final class WorkerLink {
 
     init(
         context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, mailbox: Mailbox<IOMessage>,
-        pool: WorkerPool<ClusterJobHandler>, store: LayoutStore, stats: ServerStats, restores: RestoreDesk,
+        pool: WorkerPool<ClusterJobHandler>, store: LayoutStore, stats: ServerStats, brokerJobs: BrokerJobDesk,
         curve: (keys: CurveKeyPair, broker: CurveKey)?, membership: WorkerMembership, health: DaemonHealth, logger: Logger
     ) throws {
         self.curve = curve
@@ -68,7 +68,7 @@ final class WorkerLink {
         self.pool = pool
         self.store = store
         self.stats = stats
-        self.restores = restores
+        self.brokerJobs = brokerJobs
         self.logger = logger
         workerID = cluster.resolvedWorkerID
         heartbeatNanos = Nanos(cluster.heartbeatMilliseconds) * 1_000_000
@@ -311,11 +311,23 @@ final class WorkerLink {
                 return true
             }
             let job = RestoreJob(header: header, frames: frames.dropFirst())
-            let body = restores.submit(job)
+            let body = brokerJobs.submit(.restore(job))
             if !pool.submit(envelope: Envelope([token.frame]), body: body) {
                 // Nothing changed here: the broker sends it again.
-                restores.withdraw(body)
+                brokerJobs.withdraw(body)
                 reply(token: token, body: RestoreOutcome.failed(code: "busy", message: "the worker's queue is full").body)
+            }
+        case .snapshot:
+            // `token, "", header`: run as an op on the key, behind the requests that came before it.
+            guard head.count == 5, let token = head.token, head.delimiterEmpty else { return true }
+            guard let request = SnapshotRequest(frame: last.bytes) else {
+                reply(token: token, body: SnapshotOutcome.failed(code: "internal", message: "malformed SNAPSHOT").frame)
+                return true
+            }
+            let body = brokerJobs.submit(.snapshot(SnapshotJob(request: request)))
+            if !pool.submit(envelope: Envelope([token.frame]), body: body) {
+                brokerJobs.withdraw(body)
+                reply(token: token, body: SnapshotOutcome.failed(code: "busy", message: "the worker's queue is full").frame)
             }
         case .release:
             var frames = head.extra
@@ -431,7 +443,7 @@ struct BrokerMessageHead {
     private(set) var command: WorkerCommand?
     private(set) var token: RequestToken?
     private(set) var delimiterEmpty = false
-    /// Frames after the command other than a REQUEST's or RESTORE's token and delimiter.
+    /// Frames after the command other than a REQUEST's, RESTORE's or SNAPSHOT's token and delimiter.
     private(set) var extra: [[UInt8]] = []
 
     mutating func read(_ frame: UnsafeRawBufferPointer) {
@@ -439,8 +451,8 @@ struct BrokerMessageHead {
         case 0: wellFormed = wellFormed && frame.isEmpty
         case 1: wellFormed = wellFormed && WorkerProtocol.isHeader(frame)
         case 2: command = frame.count == 1 ? WorkerCommand(rawValue: frame[0]) : nil
-        case 3 where command == .request || command == .restore: token = RequestToken(frame: frame)
-        case 4 where command == .request || command == .restore: delimiterEmpty = frame.isEmpty
+        case 3 where command == .request || command == .restore || command == .snapshot: token = RequestToken(frame: frame)
+        case 4 where command == .request || command == .restore || command == .snapshot: delimiterEmpty = frame.isEmpty
         default: extra.append(Array(frame))
         }
         count += 1

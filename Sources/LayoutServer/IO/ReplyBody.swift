@@ -12,6 +12,8 @@ public struct ReplyBody: Sendable {
     private enum Storage: Sendable {
         case bytes([UInt8])
         case buffer(EncodedBuffer)
+        /// A frame before the body: a cluster worker's answer to SNAPSHOT (its header, then the body).
+        case framed(LeadingFrame)
     }
 
     private let storage: Storage
@@ -38,26 +40,43 @@ public struct ReplyBody: Sendable {
         }
     }
 
-    /// The body's size in bytes (0 once a large body has been sent).
+    /// A reply of two frames: `leading` (small: `zmq_send` copies it), then the writer's bytes as
+    /// `init(_:)` takes them.
+    public init(leading: [UInt8], _ writer: consuming JSONWriter) {
+        storage = .framed(LeadingFrame(leading: leading, body: ReplyBody(writer)))
+    }
+
+    /// The frame sent before the body, when there is one.
+    public var leadingFrame: [UInt8]? {
+        if case .framed(let framed) = storage { return framed.leading }
+        return nil
+    }
+
+    /// The body's size in bytes, its last frame's when it has two (0 once a large body has been sent).
     public var count: Int {
         switch storage {
         case .bytes(let bytes): return bytes.count
         case .buffer(let buffer): return buffer.count
+        case .framed(let framed): return framed.body.count
         }
     }
 
-    /// A copy of the bytes (for tests and small bodies).
+    /// A copy of the bytes, its last frame's when it has two (for tests and small bodies).
     public var bytes: [UInt8] {
         switch storage {
         case .bytes(let bytes): return bytes
         case .buffer(let buffer): return buffer.bytes
+        case .framed(let framed): return framed.body.bytes
         }
     }
 
-    /// Sends the body as the last frame of a message on `socket`; call once. The result is
-    /// `Socket.send`'s: false when it would block.
+    /// Sends the body as the last frame of a message on `socket` (its leading frame just before it); call
+    /// once. The result is `Socket.send`'s: false when it would block.
     public func send(on socket: Socket, flags: SendFlags) throws(ZeroMQError) -> Bool {
         switch storage {
+        case .framed(let framed):
+            guard try socket.send(framed.leading, flags: flags.union(.sendMore)) else { return false }
+            return try framed.body.send(on: socket, flags: flags)
         case .bytes(let bytes):
             return try socket.send(bytes, flags: flags)
         case .buffer(let buffer):
@@ -67,6 +86,17 @@ public struct ReplyBody: Sendable {
             let message = try Message(adoptingMallocBuffer: taken)
             return try socket.send(message, flags: flags)
         }
+    }
+}
+
+/// A body's leading frame and the body behind it.
+private final class LeadingFrame: Sendable {
+    let leading: [UInt8]
+    let body: ReplyBody
+
+    init(leading: [UInt8], body: ReplyBody) {
+        self.leading = leading
+        self.body = body
     }
 }
 

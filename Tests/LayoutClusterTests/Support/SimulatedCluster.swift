@@ -26,11 +26,14 @@ final class SimulatedCluster: BrokerOutput {
     var clock: Nanos = 1_000_000_000
     private var nextClient = 0
 
-    init(recipeBytes: Int = 1 << 30, restoresPerWorker: Int = 2, secured: Bool = false) {
+    init(recipeBytes: Int = 1 << 30, restoresPerWorker: Int = 2, secured: Bool = false, compaction: CompactionPolicy = CompactionPolicy()) {
         var logger = Logger(label: "simulated-broker")
         logger.logLevel = .critical
         core = BrokerCore(
-            settings: .init(heartbeatNanos: 1_000_000_000, liveness: 3, recipeBytes: recipeBytes, restoresPerWorker: restoresPerWorker, secured: secured),
+            settings: .init(
+                heartbeatNanos: 1_000_000_000, liveness: 3, recipeBytes: recipeBytes, restoresPerWorker: restoresPerWorker, secured: secured,
+                compaction: compaction
+            ),
             output: self, logger: logger
         )
     }
@@ -55,9 +58,10 @@ final class SimulatedCluster: BrokerOutput {
     // MARK: Driving
 
     @discardableResult
-    func join(_ name: String, keys: [ReadyInfo.KeyVersion]? = nil) -> SimulatedWorker {
+    func join(_ name: String, keys: [ReadyInfo.KeyVersion]? = nil, protocolVersion: Int = WorkerProtocol.extensionVersion) -> SimulatedWorker {
         let worker = workers[name] ?? SimulatedWorker(name: name, routingID: Array("id-\(name)".utf8))
         worker.connected = true
+        worker.protocolVersion = protocolVersion
         workers[name] = worker
         core.workerReady(routingID: worker.routingID, ready: worker.ready(keys: keys), fileDescriptor: Int32(100 + workers.count), address: "127.0.0.1", now: clock)
         return worker
@@ -85,8 +89,8 @@ final class SimulatedCluster: BrokerOutput {
             let order = orders.removeFirst()
             queued[worker.routingID] = orders
             delivered += 1
-            guard let (token, body) = worker.run(order), let record = core.byRoutingID[worker.routingID] else { continue }
-            core.workerReply(from: record, token: token, body: HeldBody(body))
+            guard let (token, reply) = worker.run(order), let record = core.byRoutingID[worker.routingID] else { continue }
+            core.workerReply(from: record, token: token, body: HeldBody(reply.bytes), leading: reply.leadingFrame)
         }
     }
 
@@ -129,14 +133,16 @@ final class SimulatedCluster: BrokerOutput {
     }
 }
 
-/// A worker's handler, store and RESTORE code, run synchronously.
+/// A worker's handler, store, RESTORE and SNAPSHOT code, run synchronously.
 final class SimulatedWorker {
     let name: String
     let routingID: [UInt8]
     let store: LayoutStore
     let jobs: ClusterJobHandler
-    let restores = RestoreDesk()
+    let brokerJobs = BrokerJobDesk()
     var connected = true
+    /// The protocol its READY declares.
+    var protocolVersion = WorkerProtocol.extensionVersion
 
     init(name: String, routingID: [UInt8]) {
         self.name = name
@@ -145,22 +151,27 @@ final class SimulatedWorker {
         let stats = ServerStats()
         self.store = store
         let limits = ServerConfiguration().inputLimits
-        jobs = ClusterJobHandler(handler: RequestHandler(store: store, stats: stats, limits: limits, startedAt: Date()), store: store, stats: stats, limits: limits, restores: restores)
+        jobs = ClusterJobHandler(handler: RequestHandler(store: store, stats: stats, limits: limits, startedAt: Date()), store: store, stats: stats, limits: limits, brokerJobs: brokerJobs)
     }
 
     func ready(keys: [ReadyInfo.KeyVersion]?) -> ReadyInfo {
-        ReadyInfo(workerID: name, credit: 64, threads: 2, keys: keys ?? store.summaries().map { .init(key: $0.key, version: $0.version) })
+        ReadyInfo(extensionVersion: protocolVersion, workerID: name, credit: 64, threads: 2, keys: keys ?? store.summaries().map { .init(key: $0.key, version: $0.version) })
     }
 
-    /// Runs one order; the token and reply body for requests and rebuilds.
-    func run(_ order: WorkerOrder) -> (RequestToken, [UInt8])? {
+    /// Runs one order; the token and reply for requests, rebuilds and snapshots.
+    func run(_ order: WorkerOrder) -> (RequestToken, ReplyBody)? {
         switch order {
         case .request(let token, let body, let caller):
             // The caller's frame as the worker reads it off the wire.
             let received = caller.flatMap { Caller(workerFrame: $0.workerFrame) } ?? .anonymous
             return (token, execute(RequestBody(body.array, caller: received)))
         case .restore(let token, let header, let bodies):
-            let body = restores.submit(RestoreJob(header: RestoreHeader(frame: header.frame) ?? header, frames: bodies.map(\.array)))
+            let body = brokerJobs.submit(.restore(RestoreJob(header: RestoreHeader(frame: header.frame) ?? header, frames: bodies.map(\.array))))
+            return (token, execute(body))
+        case .snapshot(let token, let request):
+            // A worker of protocol 2 would not know the command (the broker must not send it one).
+            #expect(protocolVersion >= WorkerProtocol.snapshotVersion, "SNAPSHOT sent to a worker of protocol \(protocolVersion)")
+            let body = brokerJobs.submit(.snapshot(SnapshotJob(request: SnapshotRequest(frame: request.frame) ?? request)))
             return (token, execute(body))
         case .release(let keys):
             for key in ReleaseFrames.decode(ReleaseFrames.encode(keys)) { store.release(key) }
@@ -170,10 +181,10 @@ final class SimulatedWorker {
         }
     }
 
-    private func execute(_ body: RequestBody) -> [UInt8] {
+    private func execute(_ body: RequestBody) -> ReplyBody {
         switch jobs.decode(body) {
-        case .reply(let reply): return reply.body.bytes
-        case .run(let job, _): return jobs.execute(job).body.bytes
+        case .reply(let reply): return reply.body
+        case .run(let job, _): return jobs.execute(job).body
         }
     }
 }
@@ -181,6 +192,7 @@ final class SimulatedWorker {
 extension WorkerOrder {
     var isRestore: Bool { if case .restore = self { true } else { false } }
     var isRequest: Bool { if case .request = self { true } else { false } }
+    var isSnapshot: Bool { if case .snapshot = self { true } else { false } }
     var restoreHeader: RestoreHeader? { if case .restore(_, let header, _) = self { header } else { nil } }
     var releasedKeys: [LayoutKey]? { if case .release(let keys) = self { keys } else { nil } }
 }

@@ -32,8 +32,11 @@ final class ProcessCluster {
     private(set) var workers: [String: Process] = [:]
     let context: Context
     private let logDirectory: URL
+    /// Settings the broker gets from its environment (`LAYOUTD_CLUSTER_…`).
+    private let brokerEnvironment: [String: String]
 
-    init(workers count: Int) throws {
+    init(workers count: Int, brokerEnvironment: [String: String] = [:]) throws {
+        self.brokerEnvironment = brokerEnvironment
         executable = try layoutdExecutable()
         let ports = try (0..<5).map { _ in try freePort() }
         front = "tcp://127.0.0.1:\(ports[0])"
@@ -59,9 +62,10 @@ final class ProcessCluster {
         try? FileManager.default.removeItem(at: logDirectory)
     }
 
-    private func launch(_ name: String, _ arguments: [String]) throws -> Process {
+    private func launch(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Process {
         let process = Process()
         process.executableURL = executable
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.arguments = arguments + ["--log-level", "warning"]
         process.standardOutput = FileHandle.nullDevice
         let log = logDirectory.appendingPathComponent("\(name).log")
@@ -76,7 +80,7 @@ final class ProcessCluster {
             "--role", "broker", "--front", front, "--events", events, "--stats", stats, "--back", back, "--events-in", eventsIn,
             // No HTTP listener: its default port would collide between tests.
             "--http", "",
-        ])
+        ], environment: brokerEnvironment)
         // Serving once its stats socket answers.
         for _ in 0..<200 {
             if (try? statsOnce(timeout: 100)) != nil { return }
@@ -114,6 +118,17 @@ final class ProcessCluster {
 
     func brokerStats() throws -> [String: Any] {
         try statsOnce(timeout: 5_000)
+    }
+
+    /// The broker's Prometheus text.
+    func brokerMetrics() throws -> String {
+        let socket = try Socket(.req, in: context)
+        try socket.set(.receiveTimeout, 5_000)
+        try socket.connect(stats)
+        defer { socket.close() }
+        _ = try socket.send("metrics")
+        guard let reply = try socket.receiveString() else { throw TestFailure("no metrics reply") }
+        return reply
     }
 
     /// The broker's view of each worker: name → (state, keys).

@@ -1,0 +1,38 @@
+import LayoutServer
+import Synchronization
+
+/// What the broker asks of a worker besides client requests, run on the pool as an op on its key.
+enum BrokerJob: Sendable {
+    case restore(RestoreJob)
+    case snapshot(SnapshotJob)
+}
+
+/// Where the I/O thread leaves a RESTORE or SNAPSHOT for the pool to pick up: the pool hands its handler
+/// only a body, so such a job travels as an empty body whose identity the desk recognises. No client can
+/// forge one: the desk knows the objects the I/O thread made, not their bytes.
+final class BrokerJobDesk: Sendable {
+    private let jobs = Mutex<[ObjectIdentifier: BrokerJob]>([:])
+    /// How many are waiting, read without the lock on every decode.
+    private let waiting = Atomic<Int>(0)
+
+    /// The body to submit for `job`.
+    func submit(_ job: BrokerJob) -> RequestBody {
+        let body = RequestBody([])
+        jobs.withLock { $0[ObjectIdentifier(body)] = job }
+        waiting.add(1, ordering: .releasing)
+        return body
+    }
+
+    /// The job `body` stands for, taken off the desk; nil for any other body.
+    func take(for body: RequestBody) -> BrokerJob? {
+        guard waiting.load(ordering: .acquiring) > 0 else { return nil }
+        let job = jobs.withLock { $0.removeValue(forKey: ObjectIdentifier(body)) }
+        if job != nil { waiting.subtract(1, ordering: .releasing) }
+        return job
+    }
+
+    /// Forgets a job whose body was never submitted (the pool was full).
+    func withdraw(_ body: RequestBody) {
+        _ = take(for: body)
+    }
+}
