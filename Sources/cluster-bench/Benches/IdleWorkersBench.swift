@@ -61,7 +61,7 @@ struct IdleWorkersBench {
         var rates: [String: [Double]] = [:]
         var cpu: [String: [Double]] = [:]
         var sequentialCPU: [String: [Double]] = [:]
-        for round in 0..<plan.rounds {
+        for round in 0..<plan.shortRounds {
             for setup in round % 2 == 0 ? setups : setups.reversed() {
                 for (name, body) in ops {
                     let key = "\(name) \(setup.count)"
@@ -88,7 +88,7 @@ struct IdleWorkersBench {
                 perRequest[setup.count] = name == "ping" ? oneAtATimeCPU : pipelinedCPU
                 throughput[setup.count] = Statistics.median(rates[key] ?? [])
                 emit([
-                    "bench": "idle", "workers": .int(setup.count), "op": .string(name), "rounds": .int(plan.rounds),
+                    "bench": "idle", "workers": .int(setup.count), "op": .string(name), "rounds": .int(plan.shortRounds),
                     "brokerCPUMicrosPerRequest": .figure(perRequest[setup.count]),
                     "brokerCPUMicrosPerRequestOneAtATime": .figure(oneAtATimeCPU), "brokerCPUMicrosPerRequestPipelined": .figure(pipelinedCPU),
                     "p50Micros": .figure(Statistics.percentile(50, of: sorted) * 1e6), "p99Micros": .figure(Statistics.percentile(99, of: sorted) * 1e6),

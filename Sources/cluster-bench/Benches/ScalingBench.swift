@@ -27,7 +27,7 @@ struct ScalingBench {
             var samples: [Double] = []
             let bodies = keys.map(body(for:))
             let cpuBefore = try brokerCPU(broker)
-            for round in 0..<(1 + plan.rounds) {
+            for round in 0..<(1 + plan.shortRounds) {
                 let clock = ContinuousClock()
                 let start = clock.now
                 for body in bodies { try client.send(body) }
@@ -37,7 +37,7 @@ struct ScalingBench {
                 // The first round warms up (allocator, page faults).
                 if round > 0 { samples.append(start.duration(to: clock.now).seconds) }
             }
-            let brokerSecondsPerRound = (try brokerCPU(broker) - cpuBefore) / Double(1 + plan.rounds)
+            let brokerSecondsPerRound = (try brokerCPU(broker) - cpuBefore) / Double(1 + plan.shortRounds)
             seconds[workerCount] = Statistics.median(samples)
             emit([
                 "bench": "scaling", "workers": .int(workerCount), "pinned": "one CPU each", "prepares": .int(keys.count),

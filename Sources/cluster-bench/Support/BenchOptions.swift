@@ -52,6 +52,9 @@ struct BenchOptions: Sendable {
 /// Counts of a run: the full run, or `--quick`.
 struct BenchPlan: Sendable {
     var rounds: Int
+    /// Rounds of the scaling and idle benches, whose rounds are short (a fraction of a second): more of
+    /// them steady the median on a noisy machine.
+    var shortRounds: Int
     var warmUpRoundTrips: Int
     var sequentialRoundTrips: Int
     var pipelinedRoundTrips: Int
@@ -65,13 +68,13 @@ struct BenchPlan: Sendable {
     var failoverItemsPerKey: Int
 
     static let full = BenchPlan(
-        rounds: 3, warmUpRoundTrips: 2_000, sequentialRoundTrips: 10_000, pipelinedRoundTrips: 50_000,
+        rounds: 3, shortRounds: 9, warmUpRoundTrips: 2_000, sequentialRoundTrips: 10_000, pipelinedRoundTrips: 50_000,
         scalingKeys: 8, scalingItems: 1_000_000, idleWorkers: 64,
         failoverItems: 1_000_000, failoverKeys: 200, failoverItemsPerKey: 10_000
     )
 
     static let quick = BenchPlan(
-        rounds: 1, warmUpRoundTrips: 100, sequentialRoundTrips: 500, pipelinedRoundTrips: 2_000,
+        rounds: 1, shortRounds: 1, warmUpRoundTrips: 100, sequentialRoundTrips: 500, pipelinedRoundTrips: 2_000,
         scalingKeys: 4, scalingItems: 100_000, idleWorkers: 8,
         failoverItems: 100_000, failoverKeys: 20, failoverItemsPerKey: 2_000
     )
