@@ -12,6 +12,15 @@ extension Socket {
     }
 
     /// Receives one frame as a copy of its bytes; `nil` as for `receive(flags:)`.
+    /// The next frame of a multipart message whose first frame was received: libzmq delivers a
+    /// message whole, so it is already there (`again` if it is not, which libzmq never does).
+    public func receiveFollowingFrame() throws(ZeroMQError) -> Message {
+        guard let next = try receive(flags: .dontWait) else {
+            throw ZeroMQError(code: .again, operation: "zmq_msg_recv")
+        }
+        return next
+    }
+
     public func receiveBytes(flags: ReceiveFlags = []) throws(ZeroMQError) -> [UInt8]? {
         guard let message = try receive(flags: flags) else { return nil }
         return message.bytes

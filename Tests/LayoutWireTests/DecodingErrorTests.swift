@@ -100,6 +100,9 @@ private func query(_ target: String) -> String {
         (layout(sections: #"[{"heights":[1,1e400]}]"#), .invalidRequest, "sections[0].heights[1]"),
         (layout(sections: #"[{"heights":[1,true]}]"#), .invalidRequest, "sections[0].heights[1]"),
         (layout(sections: #"[{"heights":{}}]"#), .invalidRequest, "sections[0].heights"),
+        // A frame reference with no frames after the body.
+        (layout(sections: #"[{"heights":{"frame":1}}]"#), .invalidRequest, "sections[0].heights.frame"),
+        (layout(sections: #"[{"widths":{"frame":"1"}}]"#), .invalidRequest, "sections[0].widths.frame"),
         (layout(sections: #"[{"aspectRatios":[1,0]}]"#), .invalidRequest, "sections[0].aspectRatios[1]"),
         (layout(sections: #"[{"widths":[-3]}]"#), .invalidRequest, "sections[0].widths[0]"),
         (layout(sections: #"[{"spans":[true,1]}]"#), .invalidRequest, "sections[0].spans[1]"),

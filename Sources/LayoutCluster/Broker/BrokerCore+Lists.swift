@@ -52,7 +52,7 @@ extension BrokerCore {
         guard aggregate.waiting.isEmpty else { return }
         let request = aggregate.request
         if let failure = aggregate.failure {
-            output.reply(to: request.envelope, body: failure)
+            output.reply(to: request.envelope, body: failure, trailing: [])
             record(request, errorCode: failure.withUnsafeBytes { ReplySummary(scanning: $0, readingResult: false).errorCode } ?? "internal")
             return
         }

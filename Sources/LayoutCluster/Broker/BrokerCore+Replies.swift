@@ -6,7 +6,15 @@ extension BrokerCore {
     /// A REPLY from `worker`. Replies to requests go back to their clients; what they acknowledge is
     /// learned first (versions, recipes); replies to rebuilds, snapshots and list parts finish those.
     /// `leading` is the frame before the body, which only a snapshot taken has (its header).
+    /// A REPLY with one frame after its delimiter (`body`), or a snapshot's two (`leading`, then `body`).
     func workerReply(from worker: WorkerRecord, token: RequestToken, body: HeldBody, leading: [UInt8]? = nil) {
+        workerReply(from: worker, token: token, frames: (leading.map { [HeldBody($0)] } ?? []) + [body])
+    }
+
+    /// A REPLY's frames after its delimiter (at least one): a reply body, a binary reply's JSON header
+    /// and its columns, or a snapshot's header and body.
+    func workerReply(from worker: WorkerRecord, token: RequestToken, frames: [HeldBody]) {
+        guard let first = frames.first, let last = frames.last else { return }
         guard let pending = pending[token], pending.worker === worker else {
             // A late reply to a request already answered otherwise (its worker was declared dead).
             return
@@ -14,27 +22,30 @@ extension BrokerCore {
         finish(pending)
         switch pending.kind {
         case .client(let request, let record):
+            let body = first
             let summary = body.withUnsafeBytes { ReplySummary(scanning: $0, readingResult: request.route.operation?.changesLayout ?? false) }
             if let record {
                 record.inFlight -= 1
                 if let operation = request.route.operation { learn(summary, of: operation, request: request, on: record) }
             }
-            output.reply(to: request.envelope, body: body)
+            // A binary reply's columns pass through as they came, unread and uncopied.
+            output.reply(to: request.envelope, body: body, trailing: Array(frames.dropFirst()))
             self.record(request, errorCode: summary.ok == false ? summary.errorCode ?? "internal" : nil)
             if let record { keyQuieted(record) }
         case .restore(let record, let header, let fromRecipe):
             if fromRecipe { worker.restoresInFlight -= 1 }
             record.inFlight -= 1
-            restoreFinished(record, header: header, at: worker, outcome: RestoreOutcome(body: body.array))
+            restoreFinished(record, header: header, at: worker, outcome: RestoreOutcome(body: first.array))
             keyQuieted(record)
         case .snapshot(let record, let recipe):
             record.inFlight -= 1
             // Taken: the header, then the body; not taken: the header alone.
-            snapshotFinished(record, recipe: recipe, header: leading ?? body.array, body: leading == nil ? nil : body)
+            let taken = frames.count >= 2
+            snapshotFinished(record, recipe: recipe, header: first.array, body: taken ? last : nil)
             keyQuieted(record)
         case .listPart(let aggregate):
             aggregate.waiting.remove(token)
-            collect(body, from: worker, into: aggregate)
+            collect(first, from: worker, into: aggregate)
         }
         pumpRestores(at: worker)
     }

@@ -210,14 +210,21 @@ final class BrokerLoop {
             var envelope = Envelope()
             let body: HeldBody
             var caller: Caller?
+            var attachments = 0
             do {
                 guard var frame = try front.receive(flags: .dontWait) else { return false }
-                while frame.more {
+                // The envelope ends at the first empty frame or before the last frame, as at a single
+                // daemon (PROTOCOL.md §1); frames after a delimited body are attachments.
+                var delimited = false
+                while frame.more && !delimited {
+                    delimited = frame.count == 0
                     frame.withUnsafeBytes { envelope.append($0) }
-                    guard let next = try front.receive(flags: .dontWait) else {
-                        throw ZeroMQError(code: .again, operation: "zmq_msg_recv")
-                    }
-                    frame = next
+                    frame = try front.receiveFollowingFrame()
+                }
+                var more = frame.more
+                while more {
+                    more = try front.receiveFollowingFrame().more
+                    attachments += 1
                 }
                 if let gate {
                     // With CURVE: who sent it, from the connection's User-Id; a key taken off the
@@ -231,6 +238,14 @@ final class BrokerLoop {
                 return false
             }
             guard !envelope.isEmpty else { continue }
+            if attachments > 0 {
+                // Recipes, RESTORE and the worker protocol carry one body per request; frames after it
+                // would be lost on a rebuild, so they are refused here rather than half-served.
+                let id = body.withUnsafeBytes { RequestRoute(scanning: $0).id }
+                let error = WireError(.invalidRequest, "a cluster's broker does not take binary frames after the body; send the sizes as JSON arrays")
+                reply(to: envelope, bytes: ReplyEncoder.failure(id: id, error: error))
+                continue
+            }
             if accepting {
                 core.clientRequest(envelope: envelope, body: body, caller: caller, now: now())
             } else {
@@ -245,9 +260,19 @@ final class BrokerLoop {
     private func receiveFromWorkers(_ core: BrokerCore) -> Bool {
         for _ in 0..<256 {
             var head = WorkerMessageHead()
+            // A REPLY's frames after its delimiter but the last: kept as messages (a binary reply's
+            // columns pass to the client without a copy).
+            var replyFrames: [HeldBody] = []
             let last: Message
             do {
-                guard let message = try back.receiveMessage(flags: .dontWait, leading: { $0.withUnsafeBytes { head.read($0) } }) else {
+                guard let message = try back.receiveMessage(flags: .dontWait, leading: { frame in
+                    if head.command == .reply && head.count >= 6, let shared = try? frame.copy() {
+                        replyFrames.append(HeldBody(shared))
+                        head.skip()
+                    } else {
+                        frame.withUnsafeBytes { head.read($0) }
+                    }
+                }) else {
                     return false
                 }
                 last = message
@@ -255,12 +280,12 @@ final class BrokerLoop {
                 logger.warning("back receive failed", metadata: ["error": "\(error)"])
                 return false
             }
-            handle(head, last: last, core)
+            handle(head, replyFrames: replyFrames, last: last, core)
         }
         return true
     }
 
-    private func handle(_ head: WorkerMessageHead, last: consuming Message, _ core: BrokerCore) {
+    private func handle(_ head: WorkerMessageHead, replyFrames: [HeldBody], last: consuming Message, _ core: BrokerCore) {
         // The last frame is the command itself when a command has no frames of its own.
         let lastIndex = head.count
         var command = head.command
@@ -272,9 +297,10 @@ final class BrokerLoop {
         let time = now()
         switch command {
         case .reply:
-            // `token, "", body`; a snapshot taken has its header frame before the body.
-            guard lastIndex == 6 || lastIndex == 7, let token = head.token, head.delimiterEmpty, let worker = core.heard(from: head.identity, now: time) else { return }
-            core.workerReply(from: worker, token: token, body: HeldBody(last), leading: lastIndex == 7 ? head.extra.first : nil)
+            // `token, "", body`; a snapshot taken has its header frame before the body, a binary reply
+            // its columns after it.
+            guard lastIndex >= 6, let token = head.token, head.delimiterEmpty, let worker = core.heard(from: head.identity, now: time) else { return }
+            core.workerReply(from: worker, token: token, frames: replyFrames + [HeldBody(last)])
         case .heartbeat:
             guard let worker = core.heard(from: head.identity, now: time) else { return }
             // A worker whose key was taken off the list (or is no longer admin) on SIGHUP goes at its
@@ -353,10 +379,14 @@ final class BrokerLoop {
 }
 
 extension BrokerLoop: BrokerOutput {
-    func reply(to envelope: Envelope, body: HeldBody) {
+    func reply(to envelope: Envelope, body: HeldBody, trailing: [HeldBody]) {
         do {
             guard try sendEnvelope(envelope) else { return }
-            _ = try front.send(body.frame(), flags: .dontWait)
+            // Only the first frame can meet a full queue (libzmq queues a message whole or not at all).
+            guard try front.send(body.frame(), flags: trailing.isEmpty ? .dontWait : [.dontWait, .sendMore]) else { return }
+            for (index, frame) in trailing.enumerated() {
+                _ = try front.send(frame.frame(), flags: index == trailing.count - 1 ? .dontWait : [.dontWait, .sendMore])
+            }
         } catch {
             logger.debug("reply not sent", metadata: ["error": "\(error)"])
         }
@@ -455,6 +485,11 @@ struct WorkerMessageHead {
     /// Frames after the command that are neither a REPLY's token nor its delimiter (READY's service, a
     /// snapshot's header).
     private(set) var extra: [[UInt8]] = []
+
+    /// Counts a frame kept elsewhere (a REPLY's frames after its delimiter).
+    mutating func skip() {
+        count += 1
+    }
 
     mutating func read(_ frame: UnsafeRawBufferPointer) {
         switch count {

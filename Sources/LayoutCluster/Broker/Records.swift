@@ -209,8 +209,8 @@ enum WorkerOrder {
 
 /// The broker's sockets, as the routing logic sees them.
 protocol BrokerOutput: AnyObject {
-    /// Sends `body` to the client behind `envelope`.
-    func reply(to envelope: Envelope, body: HeldBody)
+    /// Sends `body` to the client behind `envelope`, and `trailing` after it (a binary reply's columns).
+    func reply(to envelope: Envelope, body: HeldBody, trailing: [HeldBody])
     /// Sends a reply the broker wrote itself.
     func reply(to envelope: Envelope, bytes: [UInt8])
     /// Sends `order` to the worker connected with `routingID`; false when that connection is gone.

@@ -152,22 +152,30 @@ final class IOLoop {
                 // Frames as they come: the routing frames are copied into one envelope, and the body
                 // stays in its message.
                 guard var frame = try front.receive(flags: .dontWait) else { return false }
-                while frame.more {
+                // The envelope ends at the first empty frame (the delimiter) or, without one, before
+                // the last frame; frames after a delimited body are its attachments (PROTOCOL.md §1).
+                var delimited = false
+                while frame.more && !delimited {
+                    delimited = frame.count == 0
                     envelopeBytes += frame.count
                     if envelopeBytes <= Self.maxEnvelopeBytes { frame.withUnsafeBytes { envelope.append($0) } }
                     // The rest of a multipart message is already there: libzmq delivers it whole.
-                    guard let next = try front.receive(flags: .dontWait) else {
-                        throw ZeroMQError(code: .again, operation: "zmq_msg_recv")
-                    }
-                    frame = next
+                    frame = try front.receiveFollowingFrame()
+                }
+                var attachments: [RequestBody] = []
+                var more = frame.more
+                while more {
+                    let attachment = try front.receiveFollowingFrame()
+                    more = attachment.more
+                    attachments.append(RequestBody(attachment))
                 }
                 if let gate {
                     // With CURVE: who sent it, from the connection's User-Id; a key taken off the
                     // list meanwhile gets nothing.
                     guard let caller = gate.caller(of: frame) else { continue }
-                    body = RequestBody(frame, caller: caller)
+                    body = RequestBody(frame, caller: caller, attachments: attachments)
                 } else {
-                    body = RequestBody(frame)
+                    body = RequestBody(frame, attachments: attachments)
                 }
             } catch {
                 logger.warning("front receive failed", metadata: ["error": "\(error)"])
@@ -184,7 +192,7 @@ final class IOLoop {
                 send(envelope: Envelope([routingID, []]), body: ErrorReplies.tooLarge(routingFrameBytes: envelopeBytes, for: body, limit: Self.maxEnvelopeBytes))
                 continue
             }
-            if Int64(body.count) > maxMessageBytes {
+            if Int64(body.totalCount) > maxMessageBytes {
                 // Checked before anything else: the same request would be too large after a retry too.
                 stats.recordRequest(op: "unknown", micros: 0, errorCode: "too_large")
                 send(envelope: envelope, body: ErrorReplies.tooLarge(for: body, limit: maxMessageBytes))

@@ -11,9 +11,11 @@ import ZeroMQ
 public struct ReplyBody: Sendable {
     private enum Storage: Sendable {
         case bytes([UInt8])
-        case buffer(EncodedBuffer)
+        case buffer(OwnedBytes)
         /// A frame before the body: a cluster worker's answer to SNAPSHOT (its header, then the body).
         case framed(LeadingFrame)
+        /// Frames after the body: a binary attributes reply's columns behind its JSON header.
+        case columns(TrailingFrames)
     }
 
     private let storage: Storage
@@ -34,7 +36,7 @@ public struct ReplyBody: Sendable {
     public init(_ writer: consuming JSONWriter) {
         if writer.count >= Self.zeroCopyThreshold {
             let (base, count) = writer.releaseBuffer()
-            storage = .buffer(EncodedBuffer(base: base, count: count))
+            storage = .buffer(OwnedBytes(base: base, count: count))
         } else {
             storage = .bytes(writer.finish())
         }
@@ -44,6 +46,25 @@ public struct ReplyBody: Sendable {
     /// `init(_:)` takes them.
     public init(leading: [UInt8], _ writer: consuming JSONWriter) {
         storage = .framed(LeadingFrame(leading: leading, body: ReplyBody(writer)))
+    }
+
+    /// A success reply to `id`: one frame, or with binary attributes the JSON header and their columns.
+    public static func success(id: RequestID?, result: some WireResult) -> ReplyBody {
+        let writer = ReplyEncoder.successBody(id: id, result: result)
+        guard let columns = result.binaryColumns else { return ReplyBody(writer) }
+        return ReplyBody(writer, columns: columns)
+    }
+
+    /// A reply of several frames: the writer's bytes (the JSON header), then `columns`, one frame each,
+    /// each handed to libzmq without a copy.
+    public init(_ writer: consuming JSONWriter, columns: BinaryColumns) {
+        storage = .columns(TrailingFrames(head: ReplyBody(writer), frames: columns.columns.map(\.bytes)))
+    }
+
+    /// The frames sent after the body (a binary reply's columns), copied; empty for a body alone.
+    public var trailingFrames: [[UInt8]] {
+        if case .columns(let trailing) = storage { return trailing.frames.map(\.bytes) }
+        return []
     }
 
     /// The frame sent before the body, when there is one.
@@ -58,6 +79,7 @@ public struct ReplyBody: Sendable {
         case .bytes(let bytes): return bytes.count
         case .buffer(let buffer): return buffer.count
         case .framed(let framed): return framed.body.count
+        case .columns(let trailing): return trailing.head.count
         }
     }
 
@@ -67,6 +89,7 @@ public struct ReplyBody: Sendable {
         case .bytes(let bytes): return bytes
         case .buffer(let buffer): return buffer.bytes
         case .framed(let framed): return framed.body.bytes
+        case .columns(let trailing): return trailing.head.bytes
         }
     }
 
@@ -77,15 +100,38 @@ public struct ReplyBody: Sendable {
         case .framed(let framed):
             guard try socket.send(framed.leading, flags: flags.union(.sendMore)) else { return false }
             return try framed.body.send(on: socket, flags: flags)
+        case .columns(let trailing):
+            guard try trailing.head.send(on: socket, flags: flags.union(.sendMore)) else { return false }
+            // libzmq queues a multipart message whole or not at all: only the first frame can fail.
+            for (index, frame) in trailing.frames.enumerated() {
+                let last = index == trailing.frames.count - 1
+                _ = try Self.send(frame, on: socket, flags: last ? flags : flags.union(.sendMore))
+            }
+            return true
         case .bytes(let bytes):
             return try socket.send(bytes, flags: flags)
         case .buffer(let buffer):
-            guard let taken = buffer.take() else { return try socket.send([], flags: flags) }
-            // JSONWriter allocates with Swift's allocator, which is malloc on the platforms we run on,
-            // so libzmq may free() it when the message is done.
-            let message = try Message(adoptingMallocBuffer: taken)
-            return try socket.send(message, flags: flags)
+            return try Self.send(buffer, on: socket, flags: flags)
         }
+    }
+
+    /// Sends `bytes` without a copy: JSONWriter and BinaryColumns allocate with Swift's allocator, which
+    /// is malloc on the platforms we run on, so libzmq may free() them when the message is done.
+    private static func send(_ bytes: OwnedBytes, on socket: Socket, flags: SendFlags) throws(ZeroMQError) -> Bool {
+        guard bytes.count > 0, let taken = bytes.take() else { return try socket.send([], flags: flags) }
+        let message = try Message(adoptingMallocBuffer: taken)
+        return try socket.send(message, flags: flags)
+    }
+}
+
+/// A body and the frames sent after it.
+private final class TrailingFrames: Sendable {
+    let head: ReplyBody
+    let frames: [OwnedBytes]
+
+    init(head: ReplyBody, frames: [OwnedBytes]) {
+        self.head = head
+        self.frames = frames
     }
 }
 
@@ -97,35 +143,5 @@ private final class LeadingFrame: Sendable {
     init(leading: [UInt8], body: ReplyBody) {
         self.leading = leading
         self.body = body
-    }
-}
-
-/// A large encoded body: the writer's buffer, owned until libzmq takes it or the body is dropped.
-private final class EncodedBuffer: @unchecked Sendable {
-    // @unchecked Sendable: the buffer has one owner at a time. A worker creates it and posts the
-    // reply; only the I/O thread then takes it (once). deinit frees a buffer nobody took.
-    private var base: UnsafeMutableRawPointer?
-    private(set) var count: Int
-
-    init(base: UnsafeMutableRawPointer, count: Int) {
-        self.base = base
-        self.count = count
-    }
-
-    deinit {
-        base?.deallocate()
-    }
-
-    var bytes: [UInt8] {
-        guard let base else { return [] }
-        return Array(UnsafeRawBufferPointer(start: base, count: count))
-    }
-
-    /// The buffer, handed over: the caller frees it (or has libzmq free it).
-    func take() -> UnsafeMutableRawBufferPointer? {
-        guard let base else { return nil }
-        self.base = nil
-        defer { count = 0 }
-        return UnsafeMutableRawBufferPointer(start: base, count: count)
     }
 }

@@ -1,3 +1,4 @@
+import LayoutWire
 import ZeroMQ
 
 /// A request body as it arrived: the ZeroMQ message itself, decoded in place by a worker.
@@ -15,22 +16,52 @@ public final class RequestBody: @unchecked Sendable {
     private let storage: Storage
     /// Who sent it, read by the I/O thread from the connection's metadata (`.anonymous` without CURVE).
     public let caller: Caller
+    /// The binary frames sent after the body (PROTOCOL.md §2), which its size columns may name.
+    public let attachments: [RequestBody]
 
     /// A body received by a socket: by the daemon's I/O thread, or by a front of the caller's own (the
     /// cluster worker's link to its broker).
-    public init(_ message: consuming Message, caller: Caller = .anonymous) {
+    public init(_ message: consuming Message, caller: Caller = .anonymous, attachments: [RequestBody] = []) {
         storage = .message(message)
         self.caller = caller
+        self.attachments = attachments
     }
 
     /// A body from bytes (tests, and callers outside a socket).
-    public init(_ bytes: [UInt8], caller: Caller = .anonymous) {
+    public init(_ bytes: [UInt8], caller: Caller = .anonymous, attachments: [RequestBody] = []) {
         storage = .bytes(bytes)
         self.caller = caller
+        self.attachments = attachments
     }
 
     public var count: Int {
         withUnsafeBytes { $0.count }
+    }
+
+    /// The body's bytes and its attachments', for the message size limit.
+    public var totalCount: Int {
+        attachments.reduce(count) { $0 + $1.count }
+    }
+
+    /// Calls `body` with the bytes and views of the attachments, none of them copied.
+    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer, AttachedFrames) -> Result) -> Result {
+        withUnsafeBytes { bytes in
+            guard !attachments.isEmpty else { return body(bytes, .none) }
+            var views: [UnsafeRawBufferPointer] = []
+            views.reserveCapacity(attachments.count)
+            return Self.withViews(of: attachments[...], collecting: &views) { body(bytes, AttachedFrames($0)) }
+        }
+    }
+
+    /// Nests `withUnsafeBytes` over each attachment, so that every view stays valid inside `body`.
+    private static func withViews<Result>(
+        of attachments: ArraySlice<RequestBody>, collecting views: inout [UnsafeRawBufferPointer], _ body: ([UnsafeRawBufferPointer]) -> Result
+    ) -> Result {
+        guard let first = attachments.first else { return body(views) }
+        return first.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Result in
+            views.append(bytes)
+            return withViews(of: attachments.dropFirst(), collecting: &views, body)
+        }
     }
 
     /// Calls `body` with the bytes, without copying them.

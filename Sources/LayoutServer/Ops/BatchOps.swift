@@ -44,6 +44,6 @@ struct BatchOps {
     private func publish(id: RequestID?, from entry: LayoutStore.Entry, layout: PreparedLayout, batch: NormalizedBatch) throws(WireError) -> ReplyBody {
         handler.stats.recordItemsPrepared(layout.itemCount)
         let version = try handler.keep(layout, key: key, cause: .batch(BatchEncoding.members(of: batch)), expectedVersion: entry.version)
-        return ReplyBody(ReplyEncoder.successBody(id: id, result: BatchResult(layout: key.name, version: version, batch: batch, contentSize: layout.contentSize)))
+        return ReplyBody.success(id: id, result: BatchResult(layout: key.name, version: version, batch: batch, contentSize: layout.contentSize))
     }
 }

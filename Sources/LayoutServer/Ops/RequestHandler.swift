@@ -32,9 +32,9 @@ public struct RequestHandler: JobHandler {
 
     public func decode(_ body: RequestBody) -> DecodeOutcome<Admitted> {
         let caller = body.caller
-        return body.withUnsafeBytes { bytes in
+        return body.withUnsafeBytes { bytes, frames in
             do throws(WireError) {
-                let request = try decoder.decode(bytes)
+                let request = try decoder.decode(bytes, frames: frames)
                 // A namespace the caller may not read orders nothing: the op will fail as unknown.
                 let namespace = request.operation.namespace.flatMap { caller.mayRead($0) ? $0 : nil } ?? caller.namespace
                 let key = request.operation.layoutKey.map { LayoutKey(namespace: namespace, name: $0) }
@@ -63,34 +63,34 @@ public struct RequestHandler: JobHandler {
         switch request.operation {
         case .ping:
             let result = PingResult(version: LayoutdVersion.current, layouts: Self.layoutNames, uptimeSeconds: Date().timeIntervalSince(startedAt))
-            return ReplyBody(ReplyEncoder.successBody(id: id, result: result))
+            return ReplyBody.success(id: id, result: result)
 
         case .layout(let job):
             let layout = try prepare(job.input)
-            return ReplyBody(ReplyEncoder.successBody(id: id, result: LayoutResult(layout: layout, selection: job.attributes, format: job.format)))
+            return ReplyBody.success(id: id, result: LayoutResult(layout: layout, selection: job.attributes, format: job.format))
 
         case .prepare(let job):
             let layout = try prepare(job.input)
             let version = try keep(layout, key: own(job.layout), cause: .prepare)
-            return ReplyBody(ReplyEncoder.successBody(id: id, result: PrepareResult(key: job.layout, version: version, layout: layout, selection: job.attributes, format: job.format)))
+            return ReplyBody.success(id: id, result: PrepareResult(key: job.layout, version: version, layout: layout, selection: job.attributes, format: job.format))
 
         case .query(let query):
             let namespace = query.namespace ?? caller.namespace
             // Another namespace answers as an unknown layout, not as forbidden: nothing is learnt of it.
             guard caller.mayRead(namespace) else { throw Self.unknownLayout(query.layout) }
             let entry = try existing(LayoutKey(namespace: namespace, name: query.layout))
-            return ReplyBody(ReplyEncoder.successBody(id: id, result: QueryResult(version: entry.version, layout: entry.layout, selection: query.selection, format: query.format, pinning: query.pinning, dynamics: query.dynamics)))
+            return ReplyBody.success(id: id, result: QueryResult(version: entry.version, layout: entry.layout, selection: query.selection, format: query.format, pinning: query.pinning, dynamics: query.dynamics))
 
         case .bounds(let change):
             let entry = try existing(own(change.layout))
             guard entry.layout.isInvalidated(byBoundsChangeTo: change.bounds) else {
-                return ReplyBody(ReplyEncoder.successBody(id: id, result: BoundsResult(invalidated: false, version: entry.version, contentSize: entry.layout.contentSize)))
+                return ReplyBody.success(id: id, result: BoundsResult(invalidated: false, version: entry.version, contentSize: entry.layout.contentSize))
             }
             var input = entry.layout.input
             input.bounds = change.bounds
             let layout = try prepare(input)
             let version = try keep(layout, key: own(change.layout), cause: .bounds, expectedVersion: entry.version)
-            return ReplyBody(ReplyEncoder.successBody(id: id, result: BoundsResult(invalidated: true, version: version, contentSize: layout.contentSize)))
+            return ReplyBody.success(id: id, result: BoundsResult(invalidated: true, version: version, contentSize: layout.contentSize))
 
         case .update(let update):
             return try BatchOps(handler: self, key: own(update.layout)).update(id: id, request: update)
@@ -100,14 +100,14 @@ public struct RequestHandler: JobHandler {
 
         case .drop(let drop):
             guard let version = store.drop(own(drop.layout)) else { throw Self.unknownLayout(drop.layout) }
-            return ReplyBody(ReplyEncoder.successBody(id: id, result: DropResult(layout: drop.layout, version: version)))
+            return ReplyBody.success(id: id, result: DropResult(layout: drop.layout, version: version))
 
         case .list:
             // An admin lists every namespace, each entry naming its own; anyone else only their own.
             let entries = store.summaries(in: caller.isAdmin ? nil : caller.namespace).map {
                 ListResult.Entry(layout: $0.key.name, version: $0.version, items: $0.items, bytes: $0.bytes, namespace: caller.isAdmin ? $0.key.namespace : nil)
             }
-            return ReplyBody(ReplyEncoder.successBody(id: id, result: ListResult(layouts: entries)))
+            return ReplyBody.success(id: id, result: ListResult(layouts: entries))
         }
     }
 

@@ -9,6 +9,9 @@ public struct Attributes: Sendable {
     public var pinning: Pinning
     /// With a rect selection: the scroll that displaces the cells.
     public var dynamics: ScrollDynamics?
+    /// With the binary format: the columns, made when the attributes are, which the reply sends as
+    /// frames after its JSON header (whose description of them needs their count).
+    public private(set) var binaryColumns: BinaryColumns?
 
     public init(layout: PreparedLayout, selection: AttributeSelection, format: AttributesFormat, pinning: Pinning = .none, dynamics: ScrollDynamics? = nil) {
         self.layout = layout
@@ -16,19 +19,24 @@ public struct Attributes: Sendable {
         self.format = format
         self.pinning = pinning
         self.dynamics = dynamics
+        binaryColumns = nil
+        if format == .binary { binaryColumns = BinaryColumns(self) }
     }
 
-    /// Writes the attributes value: an array of objects, or an object of arrays.
+    /// Writes the attributes value: an array of objects, an object of arrays, or (binary) the
+    /// description of the frames that carry them.
     public func encode(into writer: inout JSONWriter) {
         switch format {
         case .objects: encodeObjects(into: &writer)
         case .columns: encodeColumns(into: &writer)
+        case .binary: (binaryColumns ?? BinaryColumns(self)).encodeDescription(into: &writer)
         }
     }
 
     /// A generous guess at the encoded size, so the writer rarely grows.
     var estimatedByteCount: Int {
         switch selection {
+        case _ where format == .binary: return 512
         case .all: return 64 + layout.elementCount * (format == .objects ? 96 : 48)
         case .items(let paths): return 64 + paths.count * (format == .objects ? 96 : 48)
         // Usually a screenful of elements. Kept under 1 KB with the reply's head, so the writer's

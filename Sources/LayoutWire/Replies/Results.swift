@@ -6,10 +6,13 @@ public protocol WireResult {
     func encode(into writer: inout JSONWriter)
     /// A guess at the encoded size, so the writer rarely grows.
     var estimatedByteCount: Int { get }
+    /// The frames that follow the reply's JSON when it lists attributes in the binary format.
+    var binaryColumns: BinaryColumns? { get }
 }
 
 extension WireResult {
     public var estimatedByteCount: Int { 256 }
+    public var binaryColumns: BinaryColumns? { nil }
 }
 
 /// `{sections, items, elements}` of a prepared layout, plus `widowCount` and `hiddenItems` for a
@@ -126,6 +129,7 @@ public struct LayoutResult: WireResult, Sendable {
     }
 
     public var estimatedByteCount: Int { 128 + (attributes?.estimatedByteCount ?? 0) }
+    public var binaryColumns: BinaryColumns? { attributes?.binaryColumns }
 }
 
 /// `prepare` → `{"layout":…,"version":…,"contentSize":…,"counts":…}` plus `attributes` if asked for.
@@ -159,6 +163,7 @@ public struct PrepareResult: WireResult, Sendable {
     }
 
     public var estimatedByteCount: Int { 160 + key.utf8.count + (attributes?.estimatedByteCount ?? 0) }
+    public var binaryColumns: BinaryColumns? { attributes?.binaryColumns }
 }
 
 /// `query` → `{"version":…,"attributes":…}`.
@@ -180,6 +185,7 @@ public struct QueryResult: WireResult, Sendable {
     }
 
     public var estimatedByteCount: Int { 64 + attributes.estimatedByteCount }
+    public var binaryColumns: BinaryColumns? { attributes.binaryColumns }
 }
 
 /// `bounds` → `{"invalidated":…,"version":…,"contentSize":…}`.

@@ -164,4 +164,6 @@ public enum AttributesFormat: String, Hashable, Sendable, CaseIterable {
     case objects
     /// One array per field.
     case columns
+    /// One binary frame per field after a JSON header (PROTOCOL.md §6): packed little-endian values.
+    case binary
 }

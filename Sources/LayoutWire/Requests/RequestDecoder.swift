@@ -22,11 +22,12 @@ public struct RequestDecoder: Sendable {
         return try result.get()
     }
 
-    /// Decodes one request body in place (for example a ZeroMQ message's data), without copying it.
-    public func decode(_ body: UnsafeRawBufferPointer) throws(WireError) -> Request {
+    /// Decodes one request body in place (for example a ZeroMQ message's data), without copying it;
+    /// `frames` are the binary frames sent after it, which its size columns may name.
+    public func decode(_ body: UnsafeRawBufferPointer, frames: AttachedFrames = .none) throws(WireError) -> Request {
         guard !body.isEmpty else { throw .invalidJSON("empty body", at: 0) }
         do throws(WireError) {
-            return try decodeChecked(body)
+            return try decodeChecked(body, frames: frames)
         } catch {
             // A fault found while decoding a field does not outrank a syntax error further on.
             if error.code != .invalidJSON, let syntax = JSONReader.syntaxError(in: body, maxDepth: maxDepth) {
@@ -72,14 +73,14 @@ public struct RequestDecoder: Sendable {
 
     // MARK: Top level
 
-    private func decodeChecked(_ body: UnsafeRawBufferPointer) throws(WireError) -> Request {
+    private func decodeChecked(_ body: UnsafeRawBufferPointer, frames: AttachedFrames) throws(WireError) -> Request {
         var reader = JSONReader(body, maxDepth: maxDepth)
         guard reader.peekKind() == .object else {
             try reader.skipValue()
             try reader.expectEnd()
             throw WireError(.invalidRequest, "a request must be a JSON object")
         }
-        var top = TopLevelFields(body: body, maxDepth: maxDepth)
+        var top = TopLevelFields(body: body, frames: frames, maxDepth: maxDepth)
         if try reader.beginObject() {
             repeat {
                 let key = try reader.readKey()
@@ -99,6 +100,7 @@ public struct RequestDecoder: Sendable {
 /// bulk field it does not use.
 private struct TopLevelFields {
     let body: UnsafeRawBufferPointer
+    let frames: AttachedFrames
     let maxDepth: Int
     var controls = ControlFields()
     /// A query's `rect`, decoded as it is read (nil: absent or null).
@@ -109,8 +111,9 @@ private struct TopLevelFields {
     var items: Bulk<[ItemIndexPath]> = .absent
     var updates: Bulk<[UpdatePayload]> = .absent
 
-    init(body: UnsafeRawBufferPointer, maxDepth: Int) {
+    init(body: UnsafeRawBufferPointer, frames: AttachedFrames, maxDepth: Int) {
         self.body = body
+        self.frames = frames
         self.maxDepth = maxDepth
     }
 
@@ -119,7 +122,7 @@ private struct TopLevelFields {
         switch member {
         case .sections?:
             sections = try Bulk.read(from: &reader, now: operation == .layout || operation == .prepare || operation == .diff) { (reader: inout JSONReader) throws(WireError) in
-                try SectionsDecoder.decodeSections(&reader, at: .root / "sections")
+                try SectionsDecoder.decodeSections(&reader, frames: frames, at: .root / "sections")
             }
         case .items?:
             items = try Bulk.read(from: &reader, now: operation == .query) { (reader: inout JSONReader) throws(WireError) in
@@ -169,13 +172,13 @@ private struct TopLevelFields {
             return Request(id: id, operation: .list)
         case .layout:
             let input = try fields.layoutInput(sections: try sections.value(body: body, maxDepth: maxDepth, name: "sections") { (reader: inout JSONReader) throws(WireError) in
-                try SectionsDecoder.decodeSections(&reader, at: .root / "sections")
+                try SectionsDecoder.decodeSections(&reader, frames: frames, at: .root / "sections")
             })
             return Request(id: id, operation: .layout(LayoutRequest(input: input, attributes: try fields.attributes(default: .all), format: try fields.format())))
         case .prepare:
             let key = try fields.layoutKey()
             let input = try fields.layoutInput(sections: try sections.value(body: body, maxDepth: maxDepth, name: "sections") { (reader: inout JSONReader) throws(WireError) in
-                try SectionsDecoder.decodeSections(&reader, at: .root / "sections")
+                try SectionsDecoder.decodeSections(&reader, frames: frames, at: .root / "sections")
             })
             return Request(id: id, operation: .prepare(PrepareRequest(layout: key, input: input, attributes: try fields.attributes(default: nil), format: try fields.format())))
         case .query:
@@ -204,7 +207,7 @@ private struct TopLevelFields {
         case .diff:
             let key = try fields.layoutKey()
             let decoded = try sections.value(body: body, maxDepth: maxDepth, name: "sections") { (reader: inout JSONReader) throws(WireError) in
-                try SectionsDecoder.decodeSections(&reader, at: .root / "sections")
+                try SectionsDecoder.decodeSections(&reader, frames: frames, at: .root / "sections")
             }
             let payloads = decoded.enumerated().map { SectionPayload(decoded: $0.element, path: .root / "sections" / $0.offset) }
             return Request(id: id, operation: .diff(DiffRequest(layout: key, sections: payloads, ifVersion: try fields.ifVersion())))

@@ -16,21 +16,21 @@ struct DecodedSection {
 /// are read, so an error names the exact field in the form the client used
 /// (`sections[2].items[17].height` or `sections[2].heights[17]`).
 enum SectionsDecoder {
-    static func decodeSections(_ reader: inout JSONReader, at path: JSONPath) throws(WireError) -> [DecodedSection] {
+    static func decodeSections(_ reader: inout JSONReader, frames: AttachedFrames = .none, at path: JSONPath) throws(WireError) -> [DecodedSection] {
         try expect(.array, in: &reader, at: path)
         var sections: [DecodedSection] = []
         if try reader.beginArray() {
             repeat {
-                sections.append(try decodeSection(&reader, at: path / sections.count))
+                sections.append(try decodeSection(&reader, frames: frames, at: path / sections.count))
             } while try reader.nextElement()
         }
         return sections
     }
 
     /// One section object.
-    static func decodeSection(_ reader: inout JSONReader, at path: JSONPath) throws(WireError) -> DecodedSection {
+    static func decodeSection(_ reader: inout JSONReader, frames: AttachedFrames = .none, at path: JSONPath) throws(WireError) -> DecodedSection {
         try expect(.object, in: &reader, at: path)
-        var fields = SectionFields()
+        var fields = SectionFields(frames: frames)
         if try reader.beginObject() {
             repeat {
                 let key = try reader.readKey()
@@ -71,6 +71,8 @@ enum SizeRule {
 
 /// The fields of one section as they are read, in any order.
 private struct SectionFields {
+    /// The binary frames after the body, which a size column may name instead of listing its values.
+    let frames: AttachedFrames
     var count: Int?
     var items: (sizes: ItemSizes, ids: [ItemID]?)?
     var heights: [Double]?
@@ -88,13 +90,13 @@ private struct SectionFields {
         if reader.key(key, is: "items") {
             items = try ItemObjectsDecoder.decode(&reader, at: path / "items")
         } else if reader.key(key, is: "heights") {
-            heights = try ColumnDecoder.sizes(&reader, rule: .nonNegative, at: path / "heights")
+            heights = try sizes(&reader, rule: .nonNegative, at: path / "heights")
             note("heights", heights)
         } else if reader.key(key, is: "aspectRatios") {
-            aspectRatios = try ColumnDecoder.sizes(&reader, rule: .positive, at: path / "aspectRatios")
+            aspectRatios = try sizes(&reader, rule: .positive, at: path / "aspectRatios")
             note("aspectRatios", aspectRatios)
         } else if reader.key(key, is: "widths") {
-            widths = try ColumnDecoder.sizes(&reader, rule: .nonNegative, at: path / "widths")
+            widths = try sizes(&reader, rule: .nonNegative, at: path / "widths")
             note("widths", widths)
         } else if reader.key(key, is: "spans") {
             spans = try ColumnDecoder.flags(&reader, at: path / "spans")
@@ -118,6 +120,15 @@ private struct SectionFields {
                 "unknown section field \"\(name)\"; a section takes: \(Self.knownFields.joined(separator: ", "))", at: path / name
             )
         }
+    }
+
+    /// A size column: a JSON array, or `{"frame": k}` naming a binary frame after the body.
+    private func sizes(_ reader: inout JSONReader, rule: SizeRule, at path: JSONPath) throws(WireError) -> [Double] {
+        reader.skipWhitespace()
+        if reader.peekKind() == .object {
+            return try ColumnDecoder.sizes(&reader, frames: frames, rule: rule, at: path)
+        }
+        return try ColumnDecoder.sizes(&reader, rule: rule, at: path)
     }
 
     static let knownFields = ["items", "heights", "aspectRatios", "widths", "spans", "ids", "count", "header", "footer", "params"]

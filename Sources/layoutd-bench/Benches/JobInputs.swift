@@ -10,6 +10,8 @@ struct JobInputs {
         case count
         /// `"sections":[{"heights":[…N numbers…]}]`, seeded heights 40–240 in steps of 0.5.
         case heights
+        /// The same heights as a binary frame after the body: `"sections":[{"heights":{"frame":1}}]`.
+        case binaryHeights
     }
 
     static let bounds = Size(width: 375, height: 812)
@@ -25,7 +27,7 @@ struct JobInputs {
         switch form {
         case .count:
             heights = []
-        case .heights:
+        case .heights, .binaryHeights:
             var random = SeededGenerator(seed: 0x10B5)
             heights = (0..<items).map { _ in 40 + Double(random.next() % 401) * 0.5 }
         }
@@ -48,6 +50,8 @@ struct JobInputs {
         case .count:
             writer.write(raw: #""count":"#)
             writer.write(items)
+        case .binaryHeights:
+            writer.write(raw: #""heights":{"frame":1}"#)
         case .heights:
             writer.write(raw: #""heights":["#)
             for (index, height) in heights.enumerated() {
@@ -58,5 +62,11 @@ struct JobInputs {
         }
         writer.write(raw: "}]}")
         return writer.finish()
+    }
+
+    /// The frames sent after the body: the heights as little-endian float64 for `binaryHeights`.
+    var attachments: [[UInt8]] {
+        guard form == .binaryHeights else { return [] }
+        return [heights.withUnsafeBufferPointer { Array(UnsafeRawBufferPointer($0)) }]
     }
 }

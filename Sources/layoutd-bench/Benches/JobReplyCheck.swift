@@ -12,42 +12,74 @@ import ZeroMQ
 /// expected here), and thoroughly once after it (every byte, and a few frames read back out of the
 /// JSON and compared with the engine's own frames).
 struct JobReplyCheck {
-    let expected: [UInt8]
+    /// The reply's frames as encoded here: the JSON, then a binary reply's columns.
+    let expected: [[UInt8]]
     let layout: PreparedLayout
     let format: AttributesFormat
 
-    /// The reply has the expected length and begins and ends as expected: what a client must read
-    /// to know the reply arrived whole.
-    func quickCheck(_ reply: borrowing Message) -> Bool {
-        guard reply.count == expected.count else { return false }
-        return reply.withUnsafeBytes { bytes in
+    init(layout: PreparedLayout, format: AttributesFormat) {
+        let result = LayoutResult(layout: layout, selection: .all, format: format)
+        expected = [ReplyEncoder.success(id: .string(JobInputs.requestID), result: result)]
+            + (result.binaryColumns?.columns.map(\.bytes.bytes) ?? [])
+        self.layout = layout
+        self.format = format
+    }
+
+    /// The bytes of every frame.
+    var byteCount: Int { expected.reduce(0) { $0 + $1.count } }
+
+    /// The reply has the expected frames, each of the expected length, and its JSON begins and ends as
+    /// expected: what a client must read to know the reply arrived whole.
+    func quickCheck(_ reply: [ReceivedFrame]) -> Bool {
+        guard reply.count == expected.count, zip(reply, expected).allSatisfy({ $0.count == $1.count }), let head = expected.first else { return false }
+        return reply[0].message.withUnsafeBytes { bytes in
             let edge = Swift.min(64, bytes.count)
-            return bytes.prefix(edge).elementsEqual(expected.prefix(edge)) && bytes.suffix(edge).elementsEqual(expected.suffix(edge))
+            return bytes.prefix(edge).elementsEqual(head.prefix(edge)) && bytes.suffix(edge).elementsEqual(head.suffix(edge))
         }
     }
 
     /// nil when the reply is right; otherwise what is wrong.
-    func fullCheck(_ reply: borrowing Message) -> String? {
-        guard reply.count == expected.count else { return "reply has \(reply.count) bytes, expected \(expected.count)" }
-        return reply.withUnsafeBytes { bytes -> String? in
-            let same = expected.withUnsafeBytes { mine in
-                guard let a = mine.baseAddress, let b = bytes.baseAddress else { return mine.count == bytes.count }
-                return memcmp(a, b, bytes.count) == 0
+    func fullCheck(_ reply: [ReceivedFrame]) -> String? {
+        guard reply.count == expected.count else { return "reply has \(reply.count) frames, expected \(expected.count)" }
+        for (index, (frame, mine)) in zip(reply, expected).enumerated() {
+            guard frame.count == mine.count else { return "frame \(index) has \(frame.count) bytes, expected \(mine.count)" }
+            let same = frame.message.withUnsafeBytes { bytes in
+                mine.withUnsafeBytes { mine in
+                    guard let a = mine.baseAddress, let b = bytes.baseAddress else { return mine.count == bytes.count }
+                    return memcmp(a, b, bytes.count) == 0
+                }
             }
-            guard same else { return "reply differs from the locally encoded one" }
-            let count = layout.itemCount(inSection: 0)
-            for item in Set([0, 1, 2, count / 3, count / 2, count - 1]).sorted() where item >= 0 && item < count {
-                guard let element = layout.cell(item: item, section: 0) else { return "engine has no cell \(item)" }
-                guard let frame = frame(of: item, in: bytes) else { return "cell \(item) not found in the reply" }
-                guard frame == element.frame else { return "cell \(item): reply has \(frame), engine \(element.frame)" }
+            guard same else { return "frame \(index) differs from the locally encoded one" }
+        }
+        let count = layout.itemCount(inSection: 0)
+        for item in Set([0, 1, 2, count / 3, count / 2, count - 1]).sorted() where item >= 0 && item < count {
+            guard let element = layout.cell(item: item, section: 0) else { return "engine has no cell \(item)" }
+            guard let frame = frame(of: item, in: reply) else { return "cell \(item) not found in the reply" }
+            guard frame == element.frame else { return "cell \(item): reply has \(frame), engine \(element.frame)" }
+        }
+        return nil
+    }
+
+    /// Reads cell `item`'s frame out of the reply: its text, or a binary reply's columns (one section,
+    /// no supplementary elements: the item'th value of each).
+    private func frame(of item: Int, in reply: [ReceivedFrame]) -> Rect? {
+        guard format == .binary else { return reply[0].message.withUnsafeBytes { frame(of: item, in: $0) } }
+        // Frames 4–7 are x, y, width and height (PROTOCOL.md §6).
+        guard reply.count >= 8 else { return nil }
+        return rect { key in
+            guard let index = ["x": 4, "y": 5, "width": 6, "height": 7][key] else { return nil }
+            return reply[index].message.withUnsafeBytes { bytes in
+                guard (item + 1) * 8 <= bytes.count else { return nil }
+                return Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: item * 8, as: UInt64.self)))
             }
-            return nil
         }
     }
 
     /// Reads cell `item`'s frame out of the reply text.
     private func frame(of item: Int, in bytes: UnsafeRawBufferPointer) -> Rect? {
         switch format {
+        case .binary:
+            return nil
         case .objects:
             // Objects carry their own index: `…"item":17,"x":…,"y":…,"width":…,"height":…}`.
             guard let start = find(#""item":\#(item),"#, in: bytes, from: 0) else { return nil }

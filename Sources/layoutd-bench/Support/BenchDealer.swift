@@ -16,12 +16,31 @@ final class BenchDealer {
         try socket.connect(endpoint)
     }
 
-    /// Sends `body` after the delimiter; blocks (up to the send timeout) only when the queue is full.
-    func send(_ body: [UInt8]) throws {
+    /// Sends `body` after the delimiter, and `attachments` after it (binary frames the body names);
+    /// blocks (up to the send timeout) only when the queue is full.
+    func send(_ body: [UInt8], attachments: [[UInt8]] = []) throws {
         let delimiter: [UInt8] = []
-        guard try socket.send(delimiter, flags: .sendMore), try socket.send(body) else {
+        guard try socket.send(delimiter, flags: .sendMore), try socket.send(body, flags: attachments.isEmpty ? [] : .sendMore) else {
             throw BenchFailure("send timed out")
         }
+        for (index, frame) in attachments.enumerated() {
+            guard try socket.send(frame, flags: index == attachments.count - 1 ? [] : .sendMore) else { throw BenchFailure("send timed out") }
+        }
+    }
+
+    /// Every frame of the next reply after the delimiter (a binary reply has its columns after the
+    /// JSON), kept where libzmq put them; waits up to the receive timeout.
+    func receiveFrames() throws -> [ReceivedFrame] {
+        guard let delimiter = try socket.receive() else { throw BenchFailure("no reply within the receive timeout") }
+        guard delimiter.more, delimiter.count == 0 else { throw BenchFailure("reply without the request's envelope") }
+        var frames: [ReceivedFrame] = []
+        var more = true
+        while more {
+            let frame = try socket.receiveFollowingFrame()
+            more = frame.more
+            frames.append(ReceivedFrame(frame))
+        }
+        return frames
     }
 
     /// The body of the next reply; waits up to the receive timeout (throws then), or not at all with
@@ -44,6 +63,17 @@ final class BenchDealer {
     func close() {
         socket.close()
     }
+}
+
+/// A received frame, in a class so that frames can be kept in an array (`Message` is not copyable).
+final class ReceivedFrame {
+    let message: Message
+
+    init(_ message: consuming Message) {
+        self.message = message
+    }
+
+    var count: Int { message.count }
 }
 
 extension Message {

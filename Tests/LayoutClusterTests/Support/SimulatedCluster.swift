@@ -40,7 +40,7 @@ final class SimulatedCluster: BrokerOutput {
 
     // MARK: BrokerOutput
 
-    func reply(to envelope: Envelope, body: HeldBody) { replies.append((envelope.frames, body.array)) }
+    func reply(to envelope: Envelope, body: HeldBody, trailing: [HeldBody]) { replies.append((envelope.frames, body.array)) }
     func reply(to envelope: Envelope, bytes: [UInt8]) { replies.append((envelope.frames, bytes)) }
 
     func send(_ order: WorkerOrder, to routingID: [UInt8]) -> Bool {
