@@ -95,6 +95,19 @@ import Testing
         ])))
         #expect(worker.resolvedJoinEventsEndpoint == "tcp://broker.local:5561")
         #expect(worker.workerHTTPAddress == nil)
+
+        // A broker given only its back endpoint binds the events intake where a worker given only that
+        // endpoint looks for it (issue 14: they met at 5561 and P + 1, never).
+        let broker = try ClusterConfiguration.read(ConfigReader(provider: InMemoryProvider(values: [
+            "role": "broker", "cluster.back": "tcp://127.0.0.1:7300",
+        ])))
+        let joining = try ClusterConfiguration.read(ConfigReader(provider: InMemoryProvider(values: [
+            "role": "worker", "cluster.join": "tcp://127.0.0.1:7300",
+        ])))
+        #expect(broker.eventsInEndpoint == "tcp://127.0.0.1:7301")
+        #expect(joining.resolvedJoinEventsEndpoint == broker.eventsInEndpoint)
+        let wildcard = try ClusterConfiguration.read(ConfigReader(provider: InMemoryProvider(values: ["cluster.back": "tcp://*:*"])))
+        #expect(wildcard.eventsInEndpoint == "tcp://127.0.0.1:5561")
         let probed = try ClusterConfiguration.read(ConfigReader(provider: InMemoryProvider(values: [
             "role": "worker", "cluster.join": "tcp://broker.local:5560", "cluster.workerHttp": "0.0.0.0:5568",
         ])))

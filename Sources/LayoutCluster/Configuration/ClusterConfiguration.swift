@@ -22,7 +22,8 @@ public struct ClusterConfiguration: Sendable, Hashable {
     public var role = ClusterRole.single
     /// `cluster.back`: the broker's ROUTER for workers (bound by the broker).
     public var backEndpoint = "tcp://127.0.0.1:5560"
-    /// `cluster.eventsIn`: the broker's XSUB that workers publish their events to (bound by the broker).
+    /// `cluster.eventsIn`: the broker's XSUB that workers publish their events to (bound by the broker);
+    /// when not given, the back endpoint with its port plus one, as a worker assumes.
     public var eventsInEndpoint = "tcp://127.0.0.1:5561"
     /// `cluster.join`: the broker's back endpoint a worker connects to.
     public var joinEndpoint: String?
@@ -71,9 +72,15 @@ public struct ClusterConfiguration: Sendable, Hashable {
     /// `joinEventsEndpoint`, or the join endpoint with its port plus one.
     public var resolvedJoinEventsEndpoint: String? {
         if let joinEventsEndpoint { return joinEventsEndpoint }
-        guard let joinEndpoint, let colon = joinEndpoint.lastIndex(of: ":"),
-              let port = Int(joinEndpoint[joinEndpoint.index(after: colon)...]) else { return nil }
-        return "\(joinEndpoint[..<colon]):\(port + 1)"
+        return joinEndpoint.flatMap(Self.endpointAfter)
+    }
+
+    /// `endpoint` with its port plus one (nil without a numeric port): where the events intake is
+    /// when only the back endpoint is given. The broker and the worker derive it by the same rule, so
+    /// `--back tcp://H:P` and `--join tcp://H:P` meet at P + 1 with nothing else said.
+    static func endpointAfter(_ endpoint: String) -> String? {
+        guard let colon = endpoint.lastIndex(of: ":"), let port = Int(endpoint[endpoint.index(after: colon)...]), port < 65535 else { return nil }
+        return "\(endpoint[..<colon]):\(port + 1)"
     }
 
     /// `workerID`, or `<hostname>-<pid>`.
@@ -93,7 +100,7 @@ public struct ClusterConfiguration: Sendable, Hashable {
         }
         c.role = role
         c.backEndpoint = config.string(forKey: "cluster.back", default: c.backEndpoint)
-        c.eventsInEndpoint = config.string(forKey: "cluster.eventsIn", default: c.eventsInEndpoint)
+        c.eventsInEndpoint = config.string(forKey: "cluster.eventsIn") ?? Self.endpointAfter(c.backEndpoint) ?? c.eventsInEndpoint
         c.joinEndpoint = config.string(forKey: "cluster.join")
         c.joinEventsEndpoint = config.string(forKey: "cluster.joinEvents")
         c.workerID = config.string(forKey: "cluster.workerId")

@@ -23,6 +23,15 @@ func freePort() throws -> Int {
     return Int(endpoint.split(separator: ":").last ?? "0") ?? 0
 }
 
+/// Whether a loopback port can be bound now.
+func portIsFree(_ port: Int) throws -> Bool {
+    let context = try Context()
+    defer { context.terminate() }
+    let probe = try Socket(.router, in: context)
+    defer { probe.close() }
+    return (try? probe.bind("tcp://127.0.0.1:\(port)")) != nil
+}
+
 /// A broker and workers as real `layoutd` processes on loopback ports, for the tests that kill them.
 /// Everything still running is killed when it goes.
 final class ProcessCluster {
@@ -35,10 +44,20 @@ final class ProcessCluster {
     /// Settings the broker gets from its environment (`LAYOUTD_CLUSTER_…`).
     private let brokerEnvironment: [String: String]
 
-    init(workers count: Int, brokerEnvironment: [String: String] = [:]) throws {
+    /// Whether the events intake is left to the rule both roles follow (the back port + 1): neither the
+    /// broker nor the workers are told it.
+    private let derivesEventsIn: Bool
+
+    init(workers count: Int, brokerEnvironment: [String: String] = [:], derivesEventsIn: Bool = false) throws {
         self.brokerEnvironment = brokerEnvironment
+        self.derivesEventsIn = derivesEventsIn
         executable = try layoutdExecutable()
-        let ports = try (0..<5).map { _ in try freePort() }
+        var ports = try (0..<5).map { _ in try freePort() }
+        if derivesEventsIn {
+            // A back port whose successor is free too.
+            for _ in 0..<50 where try !portIsFree(ports[3] + 1) { ports[3] = try freePort() }
+            ports[4] = ports[3] + 1
+        }
         front = "tcp://127.0.0.1:\(ports[0])"
         events = "tcp://127.0.0.1:\(ports[1])"
         stats = "tcp://127.0.0.1:\(ports[2])"
@@ -77,10 +96,10 @@ final class ProcessCluster {
 
     func startBroker() throws {
         broker = try launch("broker", [
-            "--role", "broker", "--front", front, "--events", events, "--stats", stats, "--back", back, "--events-in", eventsIn,
+            "--role", "broker", "--front", front, "--events", events, "--stats", stats, "--back", back,
             // No HTTP listener: its default port would collide between tests.
             "--http", "",
-        ], environment: brokerEnvironment)
+        ] + (derivesEventsIn ? [] : ["--events-in", eventsIn]), environment: brokerEnvironment)
         // Serving once its stats socket answers.
         for _ in 0..<200 {
             if (try? statsOnce(timeout: 100)) != nil { return }
@@ -90,8 +109,8 @@ final class ProcessCluster {
 
     func startWorker(_ name: String) throws {
         workers[name] = try launch(name, [
-            "--role", "worker", "--join", back, "--join-events", eventsIn, "--worker-id", name, "--workers", "2",
-        ])
+            "--role", "worker", "--join", back, "--worker-id", name, "--workers", "2",
+        ] + (derivesEventsIn ? [] : ["--join-events", eventsIn]))
     }
 
     func signal(worker name: String, _ signal: Int32) {
