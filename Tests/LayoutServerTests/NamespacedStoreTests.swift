@@ -25,7 +25,7 @@ import Testing
         #expect(store.entry(forKey: bob)?.layout.itemCount == 4)
         #expect(store.entry(forKey: "feed") == nil, "the shared namespace has no feed")
 
-        #expect(store.drop(alice) == 2)
+        #expect(try store.drop(alice).get() == 2)
         #expect(store.entry(forKey: bob)?.version == 2)
         #expect(published.withLock { $0 } == ["bob|feed v2 replaced", "alice|feed v2 dropped"])
     }

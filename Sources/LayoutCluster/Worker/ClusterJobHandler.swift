@@ -87,7 +87,7 @@ struct ClusterJobHandler: JobHandler {
             return .restored(layout: key, version: version, items: entry.layout.itemCount)
         case .tooLarge:
             return fail(.tooLarge, "the layout needs \(entry.layout.byteCount) bytes, more than this worker's store bound of \(store.capacityBytes)")
-        case .stale:
+        case .stale, .versionConflict:
             return fail(.internal, "the store refused the rebuilt layout")
         }
     }

@@ -35,8 +35,8 @@ struct BatchOps {
     }
 
     private func check(_ ifVersion: Int?, against entry: LayoutStore.Entry) throws(WireError) {
-        guard let ifVersion, ifVersion != entry.version else { return }
-        throw WireError(.versionConflict, "the layout is at version \(entry.version), not \(ifVersion)", path: "ifVersion")
+        guard let ifVersion else { return }
+        try RequestHandler.check(ifVersion, against: entry.version)
     }
 
     /// Keeps the new layout and publishes the batch (even an empty one: it still bumps the version,

@@ -70,8 +70,12 @@ public struct RequestHandler: JobHandler {
             return ReplyBody.success(id: id, result: LayoutResult(layout: layout, selection: job.attributes, format: job.format))
 
         case .prepare(let job):
+            if let required = job.ifVersion {
+                // Checked before the work, and again as the layout is stored (an eviction may come between).
+                try Self.check(required, against: store.version(forKey: own(job.layout)))
+            }
             let layout = try prepare(job.input)
-            let version = try keep(layout, key: own(job.layout), cause: .prepare)
+            let version = try keep(layout, key: own(job.layout), cause: .prepare, requiredVersion: job.ifVersion)
             return ReplyBody.success(id: id, result: PrepareResult(key: job.layout, version: version, layout: layout, selection: job.attributes, format: job.format))
 
         case .query(let query):
@@ -83,6 +87,7 @@ public struct RequestHandler: JobHandler {
 
         case .bounds(let change):
             let entry = try existing(own(change.layout))
+            if let required = change.ifVersion { try Self.check(required, against: entry.version) }
             guard entry.layout.isInvalidated(byBoundsChangeTo: change.bounds) else {
                 return ReplyBody.success(id: id, result: BoundsResult(invalidated: false, version: entry.version, contentSize: entry.layout.contentSize))
             }
@@ -99,7 +104,12 @@ public struct RequestHandler: JobHandler {
             return try BatchOps(handler: self, key: own(diff.layout)).diff(id: id, request: diff)
 
         case .drop(let drop):
-            guard let version = store.drop(own(drop.layout)) else { throw Self.unknownLayout(drop.layout) }
+            let version: Int
+            switch store.drop(own(drop.layout), ifVersion: drop.ifVersion) {
+            case .success(let dropped): version = dropped
+            case .failure(.unknown): throw Self.unknownLayout(drop.layout)
+            case .failure(.versionConflict(let current)): throw Self.versionConflict(required: drop.ifVersion ?? 0, current: current)
+            }
             return ReplyBody.success(id: id, result: DropResult(layout: drop.layout, version: version))
 
         case .list:
@@ -125,8 +135,10 @@ public struct RequestHandler: JobHandler {
 
     /// Stores `layout` under `key`; too large for the whole store is `too_large`.
     /// - Parameter expectedVersion: the version the change was computed from (see `LayoutStore.store`).
-    func keep(_ layout: PreparedLayout, key: LayoutKey, cause: StoreCause, expectedVersion: Int? = nil) throws(WireError) -> Int {
-        switch store.store(layout, forKey: key, cause: cause, expectedVersion: expectedVersion) {
+    func keep(_ layout: PreparedLayout, key: LayoutKey, cause: StoreCause, expectedVersion: Int? = nil, requiredVersion: Int? = nil) throws(WireError) -> Int {
+        switch store.store(layout, forKey: key, cause: cause, expectedVersion: expectedVersion, requiredVersion: requiredVersion) {
+        case .versionConflict(let current):
+            throw Self.versionConflict(required: requiredVersion ?? 0, current: current)
         case .stored(let version):
             return version
         case .tooLarge:
@@ -139,6 +151,16 @@ public struct RequestHandler: JobHandler {
     func existing(_ key: LayoutKey) throws(WireError) -> LayoutStore.Entry {
         guard let entry = store.entry(forKey: key) else { throw Self.unknownLayout(key.name) }
         return entry
+    }
+
+    /// `version_conflict` unless the key is at `required` (its `ifVersion`).
+    static func check(_ required: Int, against current: Int) throws(WireError) {
+        guard required != current else { return }
+        throw versionConflict(required: required, current: current)
+    }
+
+    static func versionConflict(required: Int, current: Int) -> WireError {
+        WireError(.versionConflict, "the layout is at version \(current), not \(required)", path: "ifVersion")
     }
 
     static func unknownLayout(_ key: String) -> WireError {

@@ -79,16 +79,28 @@ public final class LayoutStore: Sendable {
         /// The layout this change was computed from is no longer kept at the expected version (an
         /// eviction, triggered by work on another key, removed it meanwhile); nothing changed.
         case stale
+        /// The key is not at the version the request required (`ifVersion`); nothing changed.
+        case versionConflict(current: Int)
+    }
+
+    /// The key's version: its kept layout's, or the last it had (dropped or evicted), 0 for a key never kept.
+    public func version(forKey key: LayoutKey) -> Int {
+        state.withLock { $0.lastVersions[key] ?? 0 }
     }
 
     /// Keeps `layout` under `key` with the next version, publishing what `cause` implies, and evicts
     /// least recently used layouts while the store is over its bound.
     /// - Parameter expectedVersion: for a change computed from a kept layout (bounds, update, diff), the
     ///   version it was computed from: the change applies only if that layout is still kept as it was.
-    public func store(_ layout: PreparedLayout, forKey key: LayoutKey, cause: StoreCause, expectedVersion: Int? = nil) -> Outcome {
+    /// - Parameter requiredVersion: a `prepare`'s `ifVersion`: the key's version (`version(forKey:)`)
+    ///   must be this, checked under the same lock as the store.
+    public func store(_ layout: PreparedLayout, forKey key: LayoutKey, cause: StoreCause, expectedVersion: Int? = nil, requiredVersion: Int? = nil) -> Outcome {
         let bytes = layout.byteCount
         guard bytes <= capacityBytes else { return .tooLarge }
         return state.withLock { state in
+            if let requiredVersion, (state.lastVersions[key] ?? 0) != requiredVersion {
+                return .versionConflict(current: state.lastVersions[key] ?? 0)
+            }
             if let expectedVersion, state.entries[key]?.version != expectedVersion { return .stale }
             let previous = state.lastVersions[key]
             let version = (previous ?? 0) + 1
@@ -113,12 +125,23 @@ public final class LayoutStore: Sendable {
     }
 
     /// Forgets `key`, publishing `invalidated` with reason `dropped`; returns the version of that event.
-    public func drop(_ key: LayoutKey) -> Int? {
+    /// With `ifVersion`, only a layout kept at that version is dropped (`versionConflict` otherwise).
+    public func drop(_ key: LayoutKey, ifVersion: Int? = nil) -> Result<Int, DropRefusal> {
         state.withLock { state in
-            guard let old = state.entries.removeValue(forKey: key) else { return nil }
+            guard let kept = state.entries[key] else { return .failure(.unknown) }
+            if let ifVersion, kept.version != ifVersion { return .failure(.versionConflict(current: kept.version)) }
+            guard let old = state.entries.removeValue(forKey: key) else { return .failure(.unknown) }
             state.totalBytes -= old.bytes
-            return invalidate(&state, key: key, reason: .dropped, contentSize: old.layout.contentSize)
+            return .success(invalidate(&state, key: key, reason: .dropped, contentSize: old.layout.contentSize))
         }
+    }
+
+    /// Why `drop` dropped nothing.
+    public enum DropRefusal: Error, Sendable, Hashable {
+        /// No layout is kept under the key.
+        case unknown
+        /// The kept layout is at another version than `ifVersion`.
+        case versionConflict(current: Int)
     }
 
     /// Keeps `layout` under `key` at exactly `version`, publishing nothing, or (with a nil layout) only

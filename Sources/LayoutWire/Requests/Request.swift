@@ -76,8 +76,12 @@ public struct PrepareRequest: Sendable {
     /// Which attributes the reply carries; nil (the default) for `"return":"none"`.
     public var attributes: AttributeSelection?
     public var format: AttributesFormat
+    /// `ifVersion`: prepare only if the key is at this version (0: it was never kept; after a drop or an
+    /// eviction, the version of that event).
+    public var ifVersion: Int?
 
-    public init(layout: String, input: LayoutInput, attributes: AttributeSelection? = nil, format: AttributesFormat = .objects) {
+    public init(layout: String, input: LayoutInput, attributes: AttributeSelection? = nil, format: AttributesFormat = .objects, ifVersion: Int? = nil) {
+        self.ifVersion = ifVersion
         self.layout = layout
         self.input = input
         self.attributes = attributes
@@ -115,19 +119,25 @@ public struct QueryRequest: Hashable, Sendable {
 public struct BoundsRequest: Hashable, Sendable {
     public var layout: String
     public var bounds: Size
+    /// `ifVersion`: apply only if the kept layout is at this version.
+    public var ifVersion: Int?
 
-    public init(layout: String, bounds: Size) {
+    public init(layout: String, bounds: Size, ifVersion: Int? = nil) {
         self.layout = layout
         self.bounds = bounds
+        self.ifVersion = ifVersion
     }
 }
 
 /// `drop`: forget a kept layout.
 public struct DropRequest: Hashable, Sendable {
     public var layout: String
+    /// `ifVersion`: drop only a layout kept at this version.
+    public var ifVersion: Int?
 
-    public init(layout: String) {
+    public init(layout: String, ifVersion: Int? = nil) {
         self.layout = layout
+        self.ifVersion = ifVersion
     }
 }
 

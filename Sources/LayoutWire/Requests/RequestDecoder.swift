@@ -180,7 +180,9 @@ private struct TopLevelFields {
             let input = try fields.layoutInput(sections: try sections.value(body: body, maxDepth: maxDepth, name: "sections") { (reader: inout JSONReader) throws(WireError) in
                 try SectionsDecoder.decodeSections(&reader, frames: frames, at: .root / "sections")
             })
-            return Request(id: id, operation: .prepare(PrepareRequest(layout: key, input: input, attributes: try fields.attributes(default: nil), format: try fields.format())))
+            return Request(id: id, operation: .prepare(PrepareRequest(
+                layout: key, input: input, attributes: try fields.attributes(default: nil), format: try fields.format(), ifVersion: try fields.ifVersion()
+            )))
         case .query:
             let key = try fields.layoutKey()
             let selection = try fields.querySelection(rect: rect, items: try items.optionalValue(body: body, maxDepth: maxDepth) { (reader: inout JSONReader) throws(WireError) in
@@ -195,9 +197,9 @@ private struct TopLevelFields {
             return Request(id: id, operation: .query(query))
         case .bounds:
             let key = try fields.layoutKey()
-            return Request(id: id, operation: .bounds(BoundsRequest(layout: key, bounds: try fields.bounds())))
+            return Request(id: id, operation: .bounds(BoundsRequest(layout: key, bounds: try fields.bounds(), ifVersion: try fields.ifVersion())))
         case .drop:
-            return Request(id: id, operation: .drop(DropRequest(layout: try fields.layoutKey())))
+            return Request(id: id, operation: .drop(DropRequest(layout: try fields.layoutKey(), ifVersion: try fields.ifVersion())))
         case .update:
             let key = try fields.layoutKey()
             let decoded = try updates.value(body: body, maxDepth: maxDepth, name: "updates") { (reader: inout JSONReader) throws(WireError) in
