@@ -41,6 +41,8 @@ extension BrokerCore {
     /// turned CURVE on or off.
     private func adopt(_ reported: [ReadyInfo.KeyVersion], from worker: WorkerRecord) {
         var stale: [LayoutKey] = []
+        // Older copies that a newer one reported here replaces, by the worker holding them.
+        var superseded: [ObjectIdentifier: (worker: WorkerRecord, keys: [LayoutKey])] = [:]
         for entry in reported {
             guard entry.key.namespace.isEmpty != settings.secured else {
                 stale.append(entry.key)
@@ -55,7 +57,21 @@ extension BrokerCore {
                 continue
             }
             if let owner = record.owner, owner.isConnected {
-                if owner !== worker { stale.append(entry.key) }
+                guard owner !== worker else { continue }
+                guard entry.version > record.version, record.isSettled, record.inFlight == 0, record.held.isEmpty else {
+                    stale.append(entry.key)
+                    continue
+                }
+                // A newer copy than the one adopted first: after a broker restart, the worker that
+                // rejoined first may hold a key from before it was cut off, while this one holds the
+                // rebuild that took the acknowledged changes since (issue 14). Arrival order must not
+                // decide: the newer copy wins, the older is released.
+                superseded[ObjectIdentifier(owner), default: (owner, [])].keys.append(entry.key)
+                recipes.remove(entry.key)
+                record.version = entry.version
+                record.kept = true
+                setOwner(record, worker)
+                counters.supersededCopies += 1
                 continue
             }
             guard record.isSettled, entry.version >= record.version else {
@@ -69,6 +85,7 @@ extension BrokerCore {
             flushHeld(record)
         }
         if !stale.isEmpty { release(stale, at: worker) }
+        for (older, keys) in superseded.values { release(keys, at: older) }
     }
 
     /// Any command from a worker: it is alive. Unknown senders are told to start over (MDP).

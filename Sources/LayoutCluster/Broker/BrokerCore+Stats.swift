@@ -96,7 +96,7 @@ extension BrokerCore {
                 "keyed": c.keyed, "stateless": c.stateless, "lists": c.lists, "held": c.held,
                 "retried": c.retried, "unavailable": c.unavailable, "busy": c.busy,
                 "restores": c.restores, "restoreFailures": c.restoreFailures, "seeds": c.seeds,
-                "moves": c.moves, "lost": c.lost, "released": c.released,
+                "moves": c.moves, "lost": c.lost, "released": c.released, "supersededCopies": c.supersededCopies,
                 "workersJoined": c.workersJoined, "workersDied": c.workersDied,
                 "snapshots": c.snapshots, "snapshotFailures": c.snapshotFailures,
             ],

@@ -50,6 +50,7 @@ final class ClusterMetrics {
         series.advance("layoutd_cluster_moves_total", to: c.moves)
         series.advance("layoutd_cluster_lost_total", to: c.lost)
         series.advance("layoutd_cluster_released_total", to: c.released)
+        series.advance("layoutd_cluster_superseded_copies_total", to: c.supersededCopies)
         series.advance("layoutd_cluster_workers_joined_total", to: c.workersJoined)
         series.advance("layoutd_cluster_workers_died_total", to: c.workersDied)
 

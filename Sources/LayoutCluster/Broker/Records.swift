@@ -235,6 +235,8 @@ struct RoutingCounters {
     var moves = 0
     var lost = 0
     var released = 0
+    /// Copies adopted after a restart and then replaced by a newer copy another worker reported.
+    var supersededCopies = 0
     var workersJoined = 0
     var workersDied = 0
     var eventsPublished = 0

@@ -47,9 +47,12 @@ final class ProcessCluster {
     /// Whether the events intake is left to the rule both roles follow (the back port + 1): neither the
     /// broker nor the workers are told it.
     private let derivesEventsIn: Bool
+    /// Settings the workers get from their environment.
+    private let workerEnvironment: [String: String]
 
-    init(workers count: Int, brokerEnvironment: [String: String] = [:], derivesEventsIn: Bool = false) throws {
+    init(workers count: Int, brokerEnvironment: [String: String] = [:], workerEnvironment: [String: String] = [:], derivesEventsIn: Bool = false) throws {
         self.brokerEnvironment = brokerEnvironment
+        self.workerEnvironment = workerEnvironment
         self.derivesEventsIn = derivesEventsIn
         executable = try layoutdExecutable()
         var ports = try (0..<5).map { _ in try freePort() }
@@ -110,7 +113,7 @@ final class ProcessCluster {
     func startWorker(_ name: String) throws {
         workers[name] = try launch(name, [
             "--role", "worker", "--join", back, "--worker-id", name, "--workers", "2",
-        ] + (derivesEventsIn ? [] : ["--join-events", eventsIn]))
+        ] + (derivesEventsIn ? [] : ["--join-events", eventsIn]), environment: workerEnvironment)
     }
 
     func signal(worker name: String, _ signal: Int32) {
