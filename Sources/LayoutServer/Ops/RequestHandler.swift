@@ -41,7 +41,9 @@ public struct RequestHandler: JobHandler {
                 return .run(Admitted(request: request, caller: caller), key: key?.schedulingKey)
             } catch {
                 let reply = ReplyBody(ReplyEncoder.failure(id: RequestDecoder.requestID(in: bytes), error: error))
-                return .reply(JobReply(body: reply, op: "unknown", errorCode: error.code.rawValue))
+                // Counted under its op when it names a valid one (PROTOCOL.md §8), as a broker counts it.
+                let op = RequestRoute(scanning: bytes).operation?.rawValue ?? "unknown"
+                return .reply(JobReply(body: reply, op: op, errorCode: error.code.rawValue))
             }
         }
     }

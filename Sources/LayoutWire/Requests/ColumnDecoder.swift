@@ -68,6 +68,12 @@ enum ColumnDecoder {
         var values: [Bool] = []
         guard try reader.beginArray() else { return values }
         repeat {
+            // null is "not set", as in every column (PROTOCOL.md §4.5): not a span.
+            if reader.peekKind() == .null {
+                try reader.readNull()
+                values.append(false)
+                continue
+            }
             try SectionsDecoder.expect(.bool, in: &reader, at: path / values.count)
             values.append(try reader.readBool())
         } while try reader.nextElement()
