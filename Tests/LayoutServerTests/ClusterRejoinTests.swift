@@ -51,4 +51,35 @@ import ZeroMQ
         let routing = ((try cluster.brokerStats())["cluster"] as? [String: Any])?["routing"] as? [String: Any]
         #expect((routing?["supersededCopies"] as? Int ?? 0) > 0, "\(routing ?? [:])")
     }
+
+    @Test func aRestartedBrokerWaitsForWorkersBeforeServingTheirKeys() throws {
+        // Before: a request on a key whose worker had not registered again went to the rendezvous
+        // winner (unknown_layout for a query; a second owner for a prepare).
+        let fast = ["LAYOUTD_CLUSTER_HEARTBEAT_MILLIS": "200", "LAYOUTD_CLUSTER_LIVENESS": "3"]
+        let cluster = try ProcessCluster(
+            workers: 2, brokerEnvironment: fast.merging(["LAYOUTD_CLUSTER_REJOIN_MILLIS": "4000"]) { $1 },
+            workerEnvironment: fast.merging(["LAYOUTD_CLUSTER_RECONNECT_MILLIS": "100"]) { $1 }
+        )
+        let socket = try cluster.dealer()
+        let keys = (0..<10).map { "w\($0)" }
+        for (index, key) in keys.enumerated() {
+            #expect(try cluster.call(Self.job(key, width: 375, op: "prepare"), on: socket)["ok"] as? Bool == true)
+            let reply = try cluster.call(#"{"id":"b","op":"bounds","layout":"\#(key)","bounds":{"width":\#(300 + index),"height":800}}"#, on: socket)
+            #expect(reply.result["version"] as? Int == 2)
+        }
+
+        cluster.killBroker()
+        try cluster.startBroker()
+        // At once, before either worker has noticed the restart: every key is answered from its own
+        // copy once its worker is back, at the version acknowledged.
+        let fresh = try cluster.dealer()
+        var wrong: [String] = []
+        for key in keys {
+            let query = try cluster.call(#"{"id":"q","op":"query","layout":"\#(key)","rect":{"x":0,"y":0,"width":1,"height":1}}"#, on: fresh)
+            if query.result["version"] as? Int != 2 { wrong.append("\(key): \(query)") }
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
+        let routing = ((try cluster.brokerStats())["cluster"] as? [String: Any])?["routing"] as? [String: Any]
+        #expect((routing?["held"] as? Int ?? 0) >= 1, "the first query waited: \(routing ?? [:])")
+    }
 }

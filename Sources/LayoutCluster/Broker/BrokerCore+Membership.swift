@@ -119,6 +119,7 @@ extension BrokerCore {
 
     /// Every heartbeat interval: heartbeats out, and workers silent for `liveness` intervals declared dead.
     func tick(now: Nanos) {
+        endRejoinWait(now: now)
         let limit = settings.heartbeatNanos * UInt64(settings.liveness)
         for worker in workers where worker.isConnected {
             if now > worker.lastHeard, now - worker.lastHeard > limit {

@@ -37,6 +37,9 @@ final class BrokerCore {
     var nextWorkerNumber = 1
 
     var keys: [LayoutKey: KeyRecord] = [:]
+    /// While set: the broker has just started and holds requests on keys until then (`BrokerCore+Rejoin`).
+    var rejoinUntil: Nanos?
+    var rejoinHeld: [ClientRequest] = []
     let recipes: RecipeBook
     var pending: [RequestToken: Pending] = [:]
     /// Tokens start at a random point, so a worker's late reply to an earlier broker process is never
@@ -76,7 +79,12 @@ final class BrokerCore {
     func clientRequest(envelope: Envelope, body: HeldBody, caller: Caller? = nil, now: Nanos) {
         let route = body.withUnsafeBytes { RequestRoute(scanning: $0) }
         clientsInFlight += 1
-        dispatch(ClientRequest(envelope: envelope, body: body, route: route, caller: caller, arrived: now))
+        let request = ClientRequest(envelope: envelope, body: body, route: route, caller: caller, arrived: now)
+        if rejoinUntil != nil, request.key != nil || route.operation == .list {
+            holdUntilRejoined(request)
+            return
+        }
+        dispatch(request)
     }
 
     /// Routes a request (a new one, or one retried after its worker died).

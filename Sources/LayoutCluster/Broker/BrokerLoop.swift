@@ -50,6 +50,8 @@ final class BrokerLoop {
     private let proxyControl: Socket
     private let mailbox: Mailbox<BrokerSignal>
     private let health: DaemonHealth
+    /// `cluster.rejoinMillis` in effect, in nanoseconds.
+    private let rejoinNanos: Nanos
     private let logger: Logger
     private let heartbeatNanos: Nanos
     private let graceNanos: Nanos
@@ -110,6 +112,7 @@ final class BrokerLoop {
         self.health = health
         self.logger = logger
         heartbeatNanos = Nanos(cluster.heartbeatMilliseconds) * 1_000_000
+        rejoinNanos = Nanos(cluster.resolvedRejoinMilliseconds) * 1_000_000
         graceNanos = Nanos(configuration.shutdownGraceSeconds * 1e9)
         core = BrokerCore(
             settings: .init(
@@ -139,6 +142,15 @@ final class BrokerLoop {
         var frontPending = true, statsPending = true, backPending = true, monitorPending = true, capturePending = true
         var nextTick = now() + heartbeatNanos
         var drainingSince: Nanos?
+        // Workers of a previous broker may still hold layouts: none is served, and no key assigned, until
+        // they had the time to register again (issue 14).
+        if rejoinNanos > 0 {
+            core.holdKeyedRequests(until: now() + rejoinNanos)
+            logger.info("waiting for workers to register again before serving keys", metadata: ["millis": "\(rejoinNanos / 1_000_000)"])
+            nextTick = Swift.min(nextTick, now() + rejoinNanos)
+        } else {
+            health.advance(to: .serving)
+        }
 
         while true {
             health.notePass()
@@ -167,6 +179,7 @@ final class BrokerLoop {
             if time >= nextTick {
                 core.tick(now: time)
                 nextTick = time + heartbeatNanos
+                if let until = core.rejoinUntil { nextTick = Swift.min(nextTick, until) } else { health.advance(to: .serving) }
             }
             if let since = drainingSince {
                 if core.clientsInFlight <= 0 { break }

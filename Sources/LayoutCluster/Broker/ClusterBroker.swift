@@ -72,7 +72,7 @@ public struct ClusterBroker: Service {
                     context: context, configuration: configuration, cluster: cluster, proxy: proxy, mailbox: mailbox,
                     health: health, stats: stats, access: access, logger: logger
                 )
-                health.advance(to: .serving)
+                // Serving (for /readyz) once the loop has waited for workers to register again.
                 bound.withLock { $0 = .success((loop.frontEndpoint, loop.statsEndpoint, loop.backEndpoint)) }
                 ready.signal()
                 loop.run()

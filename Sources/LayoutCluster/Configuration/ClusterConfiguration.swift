@@ -54,6 +54,15 @@ public struct ClusterConfiguration: Sendable, Hashable {
     public var reconnectMilliseconds = 1000
     /// `cluster.reconnectMaxMillis`: the longest wait between reconnects (the wait doubles up to it).
     public var reconnectMaxMilliseconds = 32_000
+    /// `cluster.rejoinMillis`: after it starts, how long the broker waits for workers that may still hold
+    /// layouts to register again before it serves requests on keys (held meanwhile, and `/readyz` 503).
+    /// nil: heartbeat × liveness + reconnectMillis, the time a worker of the previous broker takes to
+    /// notice it is gone and to join again. 0: no wait (a fresh cluster, tests).
+    public var rejoinMilliseconds: Int?
+    /// The wait in effect: `rejoinMilliseconds`, or its default.
+    public var resolvedRejoinMilliseconds: Int {
+        rejoinMilliseconds ?? heartbeatMilliseconds * liveness + reconnectMilliseconds
+    }
     /// `cluster.recipeBytes`: memory the broker spends on recipes (the request bodies that rebuild a
     /// layout on another worker), least recently used dropped first.
     public var recipeBytes = 1 << 30
@@ -129,6 +138,9 @@ public struct ClusterConfiguration: Sendable, Hashable {
         c.reconnectMaxMilliseconds = try positive(config.int(forKey: "cluster.reconnectMaxMillis", default: c.reconnectMaxMilliseconds), "cluster.reconnectMaxMillis")
         guard c.reconnectMaxMilliseconds >= c.reconnectMilliseconds else {
             throw ConfigurationError(key: "cluster.reconnectMaxMillis", message: "must be >= cluster.reconnectMillis (\(c.reconnectMilliseconds))")
+        }
+        if let rejoin = config.int(forKey: "cluster.rejoinMillis") {
+            c.rejoinMilliseconds = try nonNegative(rejoin, "cluster.rejoinMillis")
         }
         let recipeBytes = config.int(forKey: "cluster.recipeBytes", default: c.recipeBytes)
         guard recipeBytes >= 0 else { throw ConfigurationError(key: "cluster.recipeBytes", message: "must be >= 0, not \(recipeBytes)") }

@@ -28,6 +28,8 @@ enum Nodes {
     static func broker() throws -> RunningNode {
         var cluster = ClusterConfiguration()
         cluster.role = .broker
+        // A fresh cluster: no worker of an earlier broker to wait for.
+        cluster.rejoinMilliseconds = 0
         cluster.backEndpoint = "tcp://127.0.0.1:*"
         cluster.eventsInEndpoint = "tcp://127.0.0.1:*"
         return try ClusterBroker(configuration: configuration(workers: 1), cluster: cluster, logger: logger).start()

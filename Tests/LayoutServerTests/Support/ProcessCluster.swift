@@ -102,7 +102,7 @@ final class ProcessCluster {
             "--role", "broker", "--front", front, "--events", events, "--stats", stats, "--back", back,
             // No HTTP listener: its default port would collide between tests.
             "--http", "",
-        ] + (derivesEventsIn ? [] : ["--events-in", eventsIn]), environment: brokerEnvironment)
+        ] + (derivesEventsIn ? [] : ["--events-in", eventsIn]), environment: ["LAYOUTD_CLUSTER_REJOIN_MILLIS": "0"].merging(brokerEnvironment) { $1 })
         // Serving once its stats socket answers.
         for _ in 0..<200 {
             if (try? statsOnce(timeout: 100)) != nil { return }

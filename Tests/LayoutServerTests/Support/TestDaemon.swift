@@ -168,6 +168,8 @@ final class TestCluster {
         cluster.backEndpoint = "tcp://127.0.0.1:*"
         cluster.eventsInEndpoint = "tcp://127.0.0.1:*"
         cluster.heartbeatMilliseconds = heartbeatMilliseconds
+        // A fresh cluster: no worker of an earlier broker to wait for (ClusterRejoinTests waits).
+        cluster.rejoinMilliseconds = 0
         cluster.role = .broker
         self.configuration = configuration
         self.logger = logger
