@@ -15,6 +15,11 @@ enum StatsSummary {
                 + "items prepared \(Format.number(stats, "itemsPrepared"))",
             "events: \(Format.number(stats, "eventsPublished")) published, \(subscriptions(stats.double("subscribers")))",
         ]
+        if let cluster = stats.object("cluster"), cluster.string("role") == "broker" {
+            // A broker's own members are the cluster's sums (up to a heartbeat old); the cluster itself
+            // is what an operator of one looks for.
+            lines += ClusterSummary.lines(cluster)
+        }
         if let latency = stats.object("latencyMicros"), !latency.isEmpty {
             var table = TextTable([("latency µs", .left), ("p50", .right), ("p90", .right), ("p99", .right), ("max", .right)])
             for op in latency.keys.sorted() {
