@@ -5,6 +5,9 @@ import Synchronization
 enum BrokerJob: Sendable {
     case restore(RestoreJob)
     case snapshot(SnapshotJob)
+    /// RELEASE of one key: run in the key's order, so that a request queued before it cannot bring the
+    /// key back after it (issue 14, defect 7).
+    case release(LayoutKey)
 }
 
 /// Where the I/O thread leaves a RESTORE or SNAPSHOT for the pool to pick up: the pool hands its handler

@@ -10,6 +10,7 @@ struct ClusterJobHandler: JobHandler {
         case request(RequestHandler.Admitted)
         case restore(RestoreJob)
         case snapshot(SnapshotJob)
+        case release(LayoutKey)
     }
 
     let handler: RequestHandler
@@ -22,6 +23,7 @@ struct ClusterJobHandler: JobHandler {
         switch brokerJobs.take(for: body) {
         case .restore(let job)?: return .run(.restore(job), key: job.header.key.schedulingKey)
         case .snapshot(let job)?: return .run(.snapshot(job), key: job.request.key.schedulingKey)
+        case .release(let key)?: return .run(.release(key), key: key.schedulingKey)
         case nil: break
         }
         switch handler.decode(body) {
@@ -42,6 +44,9 @@ struct ClusterJobHandler: JobHandler {
             }
         case .snapshot(let snapshot):
             return run(snapshot)
+        case .release(let key):
+            _ = store.release(key)
+            return .silent
         }
     }
 

@@ -332,7 +332,15 @@ final class WorkerLink {
         case .release:
             var frames = head.extra
             if head.count >= 3 { frames.append(last.bytes) }
-            for key in ReleaseFrames.decode(frames) { store.release(key) }
+            for key in ReleaseFrames.decode(frames) {
+                // In the key's order, behind the requests that came before it; nothing answers.
+                let body = brokerJobs.submit(.release(key))
+                if !pool.submit(envelope: Envelope(), body: body) {
+                    // A full queue: released at once rather than kept (the broker has moved on).
+                    brokerJobs.withdraw(body)
+                    _ = store.release(key)
+                }
+            }
         case .heartbeat:
             break
         case .disconnect:

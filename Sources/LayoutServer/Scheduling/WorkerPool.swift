@@ -26,10 +26,20 @@ public struct JobReply: Sendable {
     /// The error code when the reply is a failure.
     public var errorCode: String?
 
+    /// Whether the job answers nobody (a cluster worker's RELEASE of a key): neither counted nor sent.
+    public var isSilent = false
+
     public init(body: ReplyBody, op: String, errorCode: String?) {
         self.body = body
         self.op = op
         self.errorCode = errorCode
+    }
+
+    /// The reply of a job that answers nobody.
+    public static var silent: JobReply {
+        var reply = JobReply(body: ReplyBody([]), op: "", errorCode: nil)
+        reply.isSilent = true
+        return reply
     }
 }
 
@@ -202,6 +212,7 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
     }
 
     private func finish(_ job: Job, _ reply: JobReply) {
+        guard !reply.isSilent else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         let micros = (now > job.arrived ? now - job.arrived : 0) / 1000
         stats.recordRequest(op: reply.op, micros: micros, errorCode: reply.errorCode)
