@@ -103,6 +103,45 @@ import Testing
         #expect(cluster.core.counters.unavailable == 0)
     }
 
+    @Test func requestsBehindARebuildRefusedBusyWaitForItsRetryAndTheKeyIsKept() throws {
+        // Issue 14, defect 2: the requests sent behind a RESTORE that the worker's full queue refused met
+        // no layout; their unknown_layout read as an eviction, dropped the recipe and lost the key.
+        let cluster = SimulatedCluster()
+        cluster.join("a")
+        cluster.join("b")
+        cluster.request(prepareBody("feed"))
+        cluster.deliverAll()
+        cluster.request(updateBody("feed", insert: "x"))
+        cluster.deliverAll()
+        let expected = cluster.request(queryBody("feed", id: "before"))
+        cluster.deliverAll()
+        let frames = try #require(cluster.replyBytes(for: expected))
+        let dead = try #require(owner(of: "feed", in: cluster))
+        let survivor = dead == "a" ? "b" : "a"
+
+        cluster.workers[survivor]?.refusesRestores = true
+        cluster.kill(dead)
+        let read = cluster.request(queryBody("feed", id: "read"))
+        let change = cluster.request(updateBody("feed", insert: "y", requestID: "change"))
+        // The RESTORE is refused, and the two requests behind it find nothing.
+        cluster.deliver(to: survivor, limit: 3)
+        #expect(cluster.replyCount(for: read) == 0, "\(String(describing: cluster.reply(for: read)))")
+        #expect(cluster.replyCount(for: change) == 0)
+
+        cluster.workers[survivor]?.refusesRestores = false
+        cluster.deliverAll()
+        #expect(cluster.reply(for: read)?["ok"] as? Bool == true, "\(String(describing: cluster.reply(for: read)))")
+        #expect((cluster.reply(for: read)?["result"] as? [String: Any])?["version"] as? Int == 2)
+        #expect((cluster.reply(for: change)?["result"] as? [String: Any])?["version"] as? Int == 3)
+        let after = cluster.request(queryBody("feed", id: "before"))
+        cluster.deliverAll()
+        let now = try #require(cluster.replyBytes(for: after))
+        #expect(now != frames, "the change took")
+        #expect(cluster.core.recipes.recipe(for: LayoutKey(name: "feed")) != nil, "the recipe is kept")
+        #expect(cluster.core.counters.lost == 0)
+        #expect(cluster.published.isEmpty)
+    }
+
     @Test func aKeyWithoutItsRecipeIsPublishedLostAndItsVersionsContinue() throws {
         // Recipes may hold 10 bytes: none is kept.
         let cluster = SimulatedCluster(recipeBytes: 10)

@@ -24,6 +24,17 @@ extension BrokerCore {
         case .client(let request, let record):
             let body = first
             let summary = body.withUnsafeBytes { ReplySummary(scanning: $0, readingResult: request.route.operation?.changesLayout ?? false) }
+            if let record, summary.errorCode == WireError.Code.unknownLayout.rawValue, record.kept, !record.isSettled {
+                // It went behind a rebuild that did not happen (the worker's queue was full; the rebuild
+                // goes again) and met no layout: nothing was done, and the key is not gone. It waits for
+                // the rebuild instead of reading as an eviction, which would drop the recipe and release
+                // the real copy with no `lost` (issue 14, defect 2).
+                record.inFlight -= 1
+                hold(request, on: record)
+                flushHeld(record)
+                keyQuieted(record)
+                return
+            }
             if let record {
                 record.inFlight -= 1
                 if let operation = request.route.operation { learn(summary, of: operation, request: request, on: record) }

@@ -152,8 +152,14 @@ final class BrokerCore {
         }
     }
 
-    private func hold(_ request: ClientRequest, on record: KeyRecord) {
-        record.held.append(request)
+    func hold(_ request: ClientRequest, on record: KeyRecord) {
+        // In arrival order: a request sent on and come back (its rebuild did not happen) goes before
+        // those that arrived after it and waited here.
+        if let later = record.held.firstIndex(where: { $0.arrived > request.arrived }) {
+            record.held.insert(request, at: later)
+        } else {
+            record.held.append(request)
+        }
         heldCount += 1
         counters.held += 1
         // The first request to wait makes its key's rebuild urgent.

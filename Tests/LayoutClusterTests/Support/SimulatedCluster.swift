@@ -143,6 +143,8 @@ final class SimulatedWorker {
     var connected = true
     /// The protocol its READY declares.
     var protocolVersion = WorkerProtocol.extensionVersion
+    /// Whether its queue is full for rebuilds: RESTORE answered `busy`, nothing changed.
+    var refusesRestores = false
 
     init(name: String, routingID: [UInt8]) {
         self.name = name
@@ -166,6 +168,7 @@ final class SimulatedWorker {
             let received = caller.flatMap { Caller(workerFrame: $0.workerFrame) } ?? .anonymous
             return (token, execute(RequestBody(body.array, caller: received)))
         case .restore(let token, let header, let bodies):
+            if refusesRestores { return (token, ReplyBody(RestoreOutcome.failed(code: "busy", message: "the worker's queue is full").body)) }
             let body = brokerJobs.submit(.restore(RestoreJob(header: RestoreHeader(frame: header.frame) ?? header, frames: bodies.map(\.array))))
             return (token, execute(body))
         case .snapshot(let token, let request):
