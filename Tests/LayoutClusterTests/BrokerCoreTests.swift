@@ -142,6 +142,27 @@ import Testing
         #expect(cluster.published.isEmpty)
     }
 
+    @Test func aRecipeThatCannotReproduceAVersionIsDroppedAndCounted() throws {
+        // Issue 14, defect 3: a recipe dropped because a change's version did not follow on was counted
+        // nowhere, so an operator could not see that a key had lost its protection.
+        let cluster = SimulatedCluster()
+        cluster.join("a")
+        cluster.request(prepareBody("feed"))
+        cluster.deliverAll()
+        #expect(cluster.core.recipes.recipe(for: LayoutKey(name: "feed")) != nil)
+        cluster.request(updateBody("feed", insert: "x"))
+        cluster.deliverAll()
+        // A change the broker never saw (as one answered unavailable that was applied after all).
+        let worker = try #require(cluster.workers["a"])
+        let key = LayoutKey(name: "feed")
+        let entry = try #require(worker.store.entry(forKey: key))
+        #expect(worker.store.store(entry.layout, forKey: key, cause: .bounds) == .stored(version: 3))
+        cluster.request(updateBody("feed", insert: "y"))
+        cluster.deliverAll()
+        #expect(cluster.core.recipes.recipe(for: LayoutKey(name: "feed")) == nil)
+        #expect(cluster.core.counters.recipesDropped == 1)
+    }
+
     @Test func aKeyWithoutItsRecipeIsPublishedLostAndItsVersionsContinue() throws {
         // Recipes may hold 10 bytes: none is kept.
         let cluster = SimulatedCluster(recipeBytes: 10)

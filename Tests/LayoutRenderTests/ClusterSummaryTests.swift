@@ -20,7 +20,7 @@ struct ClusterSummaryTests {
             "routing": ["keyed": 6, "stateless": 0, "lists": 0, "held": 1, "retried": 0, "unavailable": 1, "busy": 0,
                         "restores": 3, "restoreFailures": 0, "seeds": 0, "moves": 0, "lost": 2, "released": 0,
                         "supersededCopies": 4, "workersJoined": 2, "workersDied": 1, "snapshots": 0, "snapshotFailures": 0],
-            "recipes": ["count": 4, "bytes": 2048, "capacityBytes": 1_073_741_824, "evicted": 0],
+            "recipes": ["count": 4, "bytes": 2048, "capacityBytes": 1_073_741_824, "evicted": 0, "dropped": 1],
             "keysInMotion": 3, "waiting": 1, "brokerThreadCPUSeconds": 0.5,
         ],
     ] }
@@ -29,7 +29,7 @@ struct ClusterSummaryTests {
         let lines = StatsSummary.lines(AnyJSONObject(Self.brokerStats))
         let text = lines.joined(separator: "\n")
         #expect(text.contains("cluster: 1/2 workers alive, 6 keys, 3 in motion, 1 requests waiting"), "\(text)")
-        #expect(text.contains("recipes: 4, 2.0 KiB of 1.0 GiB, 0 evicted"))
+        #expect(text.contains("recipes: 4, 2.0 KiB of 1.0 GiB, 0 evicted, 1 dropped"))
         let w0 = lines.first { $0.hasPrefix("w0") }?.split(separator: " ").map(String.init)
         #expect(w0 == ["w0", "alive", "6", "6", "4.0", "KiB", "2", "1/2", "1", "+", "3", "0.3s", "ago"], "\(lines)")
         #expect(lines.firstIndex { $0.hasPrefix("w0") } ?? 0 < lines.firstIndex { $0.hasPrefix("w1") } ?? 0, "workers by id")

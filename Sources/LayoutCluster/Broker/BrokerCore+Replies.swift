@@ -109,8 +109,12 @@ extension BrokerCore {
         if consecutive {
             noteEvicted(recipes.append(record.key, change: change))
             compactIfDue(record)
-        } else {
+        } else if recipes.recipe(for: record.key) != nil {
+            // The recipe cannot reproduce this version (a change it never saw came between): dropped,
+            // and counted, since the key is unprotected from here until its next prepare.
             recipes.remove(record.key)
+            counters.recipesDropped += 1
+            logger.warning("recipe dropped: a change's version did not follow on", metadata: ["layout": "\(record.key)", "version": "\(version)"])
         }
     }
 

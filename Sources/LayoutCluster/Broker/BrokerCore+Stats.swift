@@ -100,7 +100,7 @@ extension BrokerCore {
                 "workersJoined": c.workersJoined, "workersDied": c.workersDied,
                 "snapshots": c.snapshots, "snapshotFailures": c.snapshotFailures,
             ],
-            "recipes": ["count": recipes.count, "bytes": recipes.totalBytes, "capacityBytes": recipes.capacityBytes, "evicted": c.recipesEvicted],
+            "recipes": ["count": recipes.count, "bytes": recipes.totalBytes, "capacityBytes": recipes.capacityBytes, "evicted": c.recipesEvicted, "dropped": c.recipesDropped],
             "keysInMotion": keysInMotion,
             "waiting": heldCount,
             "brokerThreadCPUSeconds": Self.threadCPUSeconds(),

@@ -58,6 +58,7 @@ final class ClusterMetrics {
         series.set("layoutd_cluster_recipe_bytes", Double(core.recipes.totalBytes))
         series.set("layoutd_cluster_recipe_capacity_bytes", Double(core.recipes.capacityBytes))
         series.advance("layoutd_cluster_recipes_evicted_total", to: c.recipesEvicted)
+        series.advance("layoutd_cluster_recipes_dropped_total", to: c.recipesDropped)
         series.advance("layoutd_cluster_snapshots_total", to: c.snapshots)
         series.advance("layoutd_cluster_snapshot_failures_total", to: c.snapshotFailures)
         // Scrapes run on the broker's I/O thread: this is its CPU time.

@@ -241,6 +241,8 @@ struct RoutingCounters {
     var workersDied = 0
     var eventsPublished = 0
     var recipesEvicted = 0
+    /// Recipes dropped because an acknowledged change's version did not follow on from theirs.
+    var recipesDropped = 0
     /// Snapshots that compacted a recipe; snapshots asked for and not used (failed, outdated, not smaller).
     var snapshots = 0
     var snapshotFailures = 0

@@ -12,7 +12,7 @@ enum ClusterSummary {
                 + "\(Format.number(totals, "keys")) keys, \(Format.number(cluster, "keysInMotion")) in motion, "
                 + "\(Format.number(cluster, "waiting")) requests waiting",
             "recipes: \(Format.number(recipes, "count")), \(recipes?.double("bytes").map(Format.bytes) ?? "?") of "
-                + "\(recipes?.double("capacityBytes").map(Format.bytes) ?? "?"), \(Format.number(recipes, "evicted")) evicted",
+                + "\(recipes?.double("capacityBytes").map(Format.bytes) ?? "?"), \(Format.number(recipes, "evicted")) evicted, \(Format.number(recipes, "dropped")) dropped",
         ]
         if let workers = cluster.objects("workers"), !workers.isEmpty {
             var table = TextTable([
