@@ -51,6 +51,7 @@ extension BrokerCore {
             guard let record = keys[entry.key] else {
                 let record = KeyRecord(key: entry.key)
                 record.kept = true
+                record.knownOnlyFromReady = true
                 record.version = entry.version
                 keys[entry.key] = record
                 setOwner(record, worker)
@@ -58,7 +59,9 @@ extension BrokerCore {
             }
             if let owner = record.owner, owner.isConnected {
                 guard owner !== worker else { continue }
-                guard entry.version > record.version, record.isSettled, record.inFlight == 0, record.held.isEmpty else {
+                // A change acknowledged through this broker outranks any copy from before: versions
+                // restarted with the broker's memory, so they do not order the two.
+                guard record.knownOnlyFromReady, entry.version > record.version, record.isSettled, record.inFlight == 0, record.held.isEmpty else {
                     stale.append(entry.key)
                     continue
                 }

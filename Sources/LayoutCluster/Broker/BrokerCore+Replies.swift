@@ -79,6 +79,7 @@ extension BrokerCore {
             return
         }
         guard operation.changesLayout, let version = summary.version else { return }
+        record.knownOnlyFromReady = false
         switch operation {
         case .prepare:
             record.kept = true

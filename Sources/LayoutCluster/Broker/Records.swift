@@ -104,6 +104,9 @@ final class KeyRecord {
     var version = 0
     /// Whether a layout is kept under the key.
     var kept = false
+    /// Whether all the broker knows of the key came from a worker's READY (after a restart): no change
+    /// to it was acknowledged through this broker. Only then may a newer copy reported later replace it.
+    var knownOnlyFromReady = false
     var contentSize: Size?
     /// Requests on the key sent to its owner and not answered (rebuilds and snapshots included).
     var inFlight = 0

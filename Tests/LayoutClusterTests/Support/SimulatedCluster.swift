@@ -25,17 +25,31 @@ final class SimulatedCluster: BrokerOutput {
     private(set) var sent: [Sent] = []
     var clock: Nanos = 1_000_000_000
     private var nextClient = 0
+    private var nextDescriptor: Int32 = 100
+
+    private let makeCore: (SimulatedCluster) -> BrokerCore
 
     init(recipeBytes: Int = 1 << 30, restoresPerWorker: Int = 2, secured: Bool = false, compaction: CompactionPolicy = CompactionPolicy()) {
-        var logger = Logger(label: "simulated-broker")
-        logger.logLevel = .critical
-        core = BrokerCore(
-            settings: .init(
-                heartbeatNanos: 1_000_000_000, liveness: 3, recipeBytes: recipeBytes, restoresPerWorker: restoresPerWorker, secured: secured,
-                compaction: compaction
-            ),
-            output: self, logger: logger
-        )
+        makeCore = { output in
+            var logger = Logger(label: "simulated-broker")
+            logger.logLevel = .critical
+            return BrokerCore(
+                settings: .init(
+                    heartbeatNanos: 1_000_000_000, liveness: 3, recipeBytes: recipeBytes, restoresPerWorker: restoresPerWorker, secured: secured,
+                    compaction: compaction
+                ),
+                output: output, logger: logger
+            )
+        }
+        core = makeCore(self)
+    }
+
+    /// The broker process is killed and started again: a fresh core that knows nothing, orders on their
+    /// way to workers lost; every connected worker joins again with what it keeps.
+    func restartBroker() {
+        for key in queued.keys { queued[key] = [] }
+        core = makeCore(self)
+        for name in workers.keys.sorted() where workers[name]?.connected == true { join(name) }
     }
 
     // MARK: BrokerOutput
@@ -63,8 +77,19 @@ final class SimulatedCluster: BrokerOutput {
         worker.connected = true
         worker.protocolVersion = protocolVersion
         workers[name] = worker
-        core.workerReady(routingID: worker.routingID, ready: worker.ready(keys: keys), fileDescriptor: Int32(100 + workers.count), address: "127.0.0.1", now: clock)
+        // A descriptor of its own per connection, as the kernel gives: a reused one would make the drop
+        // of another connection look like this one's.
+        nextDescriptor += 1
+        core.workerReady(routingID: worker.routingID, ready: worker.ready(keys: keys), fileDescriptor: nextDescriptor, address: "127.0.0.1", now: clock)
         return worker
+    }
+
+    /// The worker's process is replaced by a new one under the same name, holding nothing (a kill -9 and
+    /// a restart); it has to `join` again.
+    func replaceProcess(_ name: String) {
+        guard let old = workers[name] else { return }
+        queued[old.routingID] = []
+        workers[name] = SimulatedWorker(name: name, routingID: old.routingID + [UInt8(truncatingIfNeeded: sent.count)])
     }
 
     func record(of name: String) -> WorkerRecord? {
@@ -145,6 +170,8 @@ final class SimulatedWorker {
     var protocolVersion = WorkerProtocol.extensionVersion
     /// Whether its queue is full for rebuilds: RESTORE answered `busy`, nothing changed.
     var refusesRestores = false
+    /// How many RESTOREs it refuses next (a queue full for a while).
+    var restoresToRefuse = 0
 
     init(name: String, routingID: [UInt8]) {
         self.name = name
@@ -168,7 +195,10 @@ final class SimulatedWorker {
             let received = caller.flatMap { Caller(workerFrame: $0.workerFrame) } ?? .anonymous
             return (token, execute(RequestBody(body.array, caller: received)))
         case .restore(let token, let header, let bodies):
-            if refusesRestores { return (token, ReplyBody(RestoreOutcome.failed(code: "busy", message: "the worker's queue is full").body)) }
+            if refusesRestores || restoresToRefuse > 0 {
+                restoresToRefuse = max(0, restoresToRefuse - 1)
+                return (token, ReplyBody(RestoreOutcome.failed(code: "busy", message: "the worker's queue is full").body))
+            }
             let body = brokerJobs.submit(.restore(RestoreJob(header: RestoreHeader(frame: header.frame) ?? header, frames: bodies.map(\.array))))
             return (token, execute(body))
         case .snapshot(let token, let request):
