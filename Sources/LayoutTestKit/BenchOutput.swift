@@ -21,6 +21,11 @@ public enum BenchValue: Sendable {
         return .number(value.roundedToSignificantDigits(4))
     }
 
+    /// A version as `major.minor.patch` (libzmq's, in the `environment` lines).
+    public static func version(_ version: (major: Int, minor: Int, patch: Int)) -> BenchValue {
+        .string("\(version.major).\(version.minor).\(version.patch)")
+    }
+
     /// An optional integer; nil is `null`.
     public static func integer(_ value: Int?) -> BenchValue {
         value.map { .int($0) } ?? .null
@@ -67,6 +72,12 @@ extension BenchValue: ExpressibleByStringLiteral {
 /// Prints one JSON object per line and flushes, so a long run can be followed (and piped) as it goes.
 public func emit(_ fields: KeyValuePairs<String, BenchValue>) {
     print(BenchValue.object(fields).encoded)
+    fflush(nil)
+}
+
+/// The same for fields whose keys are only known at run time, in this order.
+public func emit(_ fields: [(String, BenchValue)]) {
+    print(BenchValue.fields(fields).encoded)
     fflush(nil)
 }
 

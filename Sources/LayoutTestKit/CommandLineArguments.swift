@@ -1,4 +1,5 @@
-/// A command-line mistake in one of the benches or the soak suite, said in one line.
+/// A command-line mistake in one of the benches or the soak suite, said in one line (`BenchHarness`
+/// prints it with the usage and exits 64).
 public struct UsageError: Error, CustomStringConvertible, Sendable {
     public var description: String
 
@@ -9,8 +10,7 @@ public struct UsageError: Error, CustomStringConvertible, Sendable {
 
 extension ArraySlice where Element == String {
     /// The comma-separated raw values that follow `flag` (`--only roundtrip,job`), in the type's own
-    /// order. The benches and the soak suite parse their few flags by hand; this is the one part they
-    /// share.
+    /// order: for `BenchHarness`'s `--only` and the executables' own list flags (`--layout`).
     public mutating func popList<Value: RawRepresentable & CaseIterable>(
         after flag: String, of type: Value.Type
     ) throws(UsageError) -> [Value] where Value.RawValue == String {

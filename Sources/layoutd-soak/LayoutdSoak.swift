@@ -7,46 +7,17 @@ import ZeroMQ
 @main
 enum LayoutdSoak {
     static func main() {
-        let options: SoakOptions
-        do {
-            options = try SoakOptions(arguments: Array(CommandLine.arguments.dropFirst()))
-        } catch {
-            printError("layoutd-soak: \(error)\n\(SoakOptions.usage)")
-            exit(64)
-        }
-        if options.showsHelp {
-            print(SoakOptions.usage)
-            return
-        }
-        let executable = options.layoutd ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("layoutd")
+        let options = harness.options()
+        let executable = options.flags.layoutd ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("layoutd")
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            printError("layoutd-soak: no layoutd executable at \(executable.path); build it (scripts/soak does) or pass --layoutd")
-            exit(66)
+            harness.fail("no layoutd executable at \(executable.path); build it (scripts/soak does) or pass --layoutd", status: 66)
         }
         // A client that outlives a daemon must not die of SIGPIPE on the raw sockets.
         signal(SIGPIPE, SIG_IGN)
-        let plan = options.small ? SoakPlan.small : SoakPlan.full
-        var loadAverage = [Double](repeating: .nan, count: 3)
-        _ = getloadavg(&loadAverage, 3)
-        emit([
-            "test": "environment",
-            "build": .string(isDebugBuild ? "debug" : "release"),
-            "small": .bool(options.small),
-            "cpus": .int(ProcessInfo.processInfo.activeProcessorCount),
-            "zeromq": .string("\(zeroMQVersion.major).\(zeroMQVersion.minor).\(zeroMQVersion.patch)"),
-            "loadAverage1m": .figure(loadAverage[0]),
-            "tests": .string(options.tests.map(\.rawValue).joined(separator: ",")),
-        ])
-
-        let context: Context
-        do {
-            context = try Context()
-        } catch {
-            printError("layoutd-soak: no ZeroMQ context: \(error)")
-            exit(1)
-        }
-        var failed: [String] = []
-        for test in options.tests {
+        let plan = options.quick ? SoakPlan.small : SoakPlan.full
+        harness.emitEnvironment(options, cpus: ProcessInfo.processInfo.activeProcessorCount, [("zeromq", .version(zeroMQVersion))])
+        let context = harness.setUp("no ZeroMQ context") { try Context() }
+        harness.run(options, closing: .summary, tearDown: { context.terminate() }) { test, _ in
             var report = TestReport(test)
             do {
                 try run(test, plan: plan, executable: executable, context: context, into: &report)
@@ -54,13 +25,7 @@ enum LayoutdSoak {
                 report.fail("\(error)")
             }
             report.emit()
-            if !report.passed { failed.append(test.rawValue) }
-        }
-        emit(["test": "summary", "passed": .int(options.tests.count - failed.count), "failed": .int(failed.count), "failedTests": .string(failed.joined(separator: ","))])
-        context.terminate()
-        if !failed.isEmpty {
-            printError("layoutd-soak: failed: \(failed.joined(separator: ", ")) (see their \"failures\")")
-            exit(1)
+            return report.passed
         }
     }
 
@@ -75,18 +40,5 @@ enum LayoutdSoak {
         case .subscriptions: try Churn(plan: plan, executable: executable, context: context).subscriptions(into: &report)
         case .statsGarbage: try Churn(plan: plan, executable: executable, context: context).statsGarbage(into: &report)
         }
-    }
-
-    private static var isDebugBuild: Bool {
-        #if DEBUG
-        return true
-        #else
-        return false
-        #endif
-    }
-
-    private static func printError(_ text: String) {
-        var standardError = StandardError()
-        print(text, to: &standardError)
     }
 }

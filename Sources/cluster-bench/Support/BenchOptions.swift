@@ -1,6 +1,6 @@
 import LayoutTestKit
 /// The benchmarks, in the order a run prints them.
-enum BenchName: String, CaseIterable, Sendable {
+enum BenchName: String, BenchSelection {
     /// Small-op round trips through a broker and one worker against a single daemon.
     case hop
     /// CPU-bound prepares on two worker processes against one.
@@ -11,42 +11,30 @@ enum BenchName: String, CaseIterable, Sendable {
     case failover
 }
 
-/// The command line, parsed by hand as layoutd-bench's is.
-struct BenchOptions: Sendable {
-    var quick = false
-    var benches: [BenchName] = BenchName.allCases
-    var showsHelp = false
+/// The flags of cluster-bench's own, beside the harness's `--quick`, `--only` and `--help`.
+struct ClusterFlags: BenchFlags {
     /// Internal: this process is the hop bench's null server (`NullServer`), not a bench run.
     var servesNull = false
 
-    static let usage = """
-        usage: cluster-bench [--quick] [--only BENCH[,BENCH…]]
+    static var usage: [BenchFlagUsage] { [] }
 
-          --quick    small counts: a smoke run
-          --only     run only these benchmarks: \(BenchName.allCases.map(\.rawValue).joined(separator: ", "))
-
-        Runs a single daemon and a broker in this process, and workers as `layoutd --role worker`
-        processes (the layoutd next to this executable) or in this process, all on tcp://127.0.0.1:*;
-        prints one JSON object per line (docs/BENCHMARKS.md, "The cluster"). Build with -c release.
-        """
-
-    init(arguments: [String]) throws(UsageError) {
-        var remaining = arguments[...]
-        while let flag = remaining.popFirst() {
-            switch flag {
-            case "--quick":
-                quick = true
-            case "--only":
-                benches = try remaining.popList(after: flag, of: BenchName.self)
-            case "--null-server":
-                servesNull = true
-            case "--help", "-h":
-                showsHelp = true
-            default:
-                throw UsageError(description: "unknown argument \(flag)")
-            }
-        }
+    mutating func parse(_ flag: String, from arguments: inout ArraySlice<String>) throws(UsageError) -> Bool {
+        guard flag == "--null-server" else { return false }
+        servesNull = true
+        return true
     }
+}
+
+extension ClusterBench {
+    static let harness = BenchHarness<BenchName, ClusterFlags>(
+        command: "cluster-bench",
+        quickHelp: "small counts: a smoke run",
+        about: """
+            Runs a single daemon and a broker in this process, and workers as `layoutd --role worker`
+            processes (the layoutd next to this executable) or in this process, all on tcp://127.0.0.1:*;
+            prints one JSON object per line (docs/BENCHMARKS.md, "The cluster"). Build with -c release.
+            """
+    )
 }
 
 /// Counts of a run: the full run, or `--quick`.

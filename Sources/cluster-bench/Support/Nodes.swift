@@ -1,6 +1,7 @@
 import Foundation
 import LayoutCluster
 import LayoutServer
+import LayoutTestKit
 import Logging
 import ZeroMQ
 

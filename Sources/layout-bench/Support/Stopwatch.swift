@@ -1,10 +1,4 @@
 import LayoutTestKit
-/// How often a measurement runs: warm-ups first (discarded), then the timed runs.
-struct Repetitions: Sendable {
-    var warmUps: Int
-    var runs: Int
-}
-
 /// The median of the timed runs, in seconds.
 struct Timing: Sendable {
     var seconds: Double

@@ -32,9 +32,3 @@ struct BenchPlan: Sendable {
         wireItems: 100_000, wireRepetitions: 2
     )
 }
-
-/// How often a measurement runs: warm-ups first (discarded), then the timed runs.
-struct Repetitions: Sendable {
-    var warmUps: Int
-    var runs: Int
-}

@@ -87,9 +87,3 @@ final class EchoServer: Sendable {
 private final class StopFlag: Sendable {
     let value = Atomic<Bool>(false)
 }
-
-/// A benchmark that could not run as intended; its line carries the description.
-struct BenchFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}

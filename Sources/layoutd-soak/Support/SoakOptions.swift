@@ -2,7 +2,7 @@ import LayoutTestKit
 import Foundation
 
 /// The suite's tests, in the order a run prints them.
-enum SoakTest: String, CaseIterable, Sendable {
+enum SoakTest: String, BenchSelection {
     /// Many clients, mixed requests: no lost replies, latency and throughput.
     case mixed
     /// A subscriber that never reads, and one that reads and finds every gap by version.
@@ -21,41 +21,31 @@ enum SoakTest: String, CaseIterable, Sendable {
     case statsGarbage = "stats-garbage"
 }
 
-/// The command line, parsed by hand as `layoutd-bench` does.
-struct SoakOptions: Sendable {
-    var small = false
-    var tests: [SoakTest] = SoakTest.allCases
+/// The flags of layoutd-soak's own, beside the harness's `--small`, `--only` and `--help`.
+struct SoakFlags: BenchFlags {
     var layoutd: URL?
-    var showsHelp = false
 
-    static let usage = """
-        usage: layoutd-soak [--small] [--only TEST[,TEST…]] [--layoutd PATH]
-
-          --small     scaled-down counts for CI (under two minutes)
-          --only      run only these tests: \(SoakTest.allCases.map(\.rawValue).joined(separator: ", "))
-          --layoutd   the layoutd executable to run (default: the one beside this executable)
-
-        Each test starts its own layoutd as a child process on free loopback ports, drives it, stops it,
-        and prints one JSON object per line (docs/BENCHMARKS.md, "Load and fault suite"). Exits 1 when a
-        test failed. Build with -c release (scripts/soak does).
-        """
-
-    init(arguments: [String]) throws(UsageError) {
-        var remaining = arguments[...]
-        while let flag = remaining.popFirst() {
-            switch flag {
-            case "--small":
-                small = true
-            case "--only":
-                tests = try remaining.popList(after: flag, of: SoakTest.self)
-            case "--layoutd":
-                guard let path = remaining.popFirst() else { throw UsageError(description: "--layoutd needs a path") }
-                layoutd = URL(fileURLWithPath: path)
-            case "--help", "-h":
-                showsHelp = true
-            default:
-                throw UsageError(description: "unknown argument \(flag)")
-            }
-        }
+    static var usage: [BenchFlagUsage] {
+        [BenchFlagUsage("--layoutd PATH", "the layoutd executable to run (default: the one beside this executable)")]
     }
+
+    mutating func parse(_ flag: String, from arguments: inout ArraySlice<String>) throws(UsageError) -> Bool {
+        guard flag == "--layoutd" else { return false }
+        guard let path = arguments.popFirst() else { throw UsageError(description: "--layoutd needs a path") }
+        layoutd = URL(fileURLWithPath: path)
+        return true
+    }
+}
+
+extension LayoutdSoak {
+    static let harness = BenchHarness<SoakTest, SoakFlags>(
+        command: "layoutd-soak",
+        kind: .tests,
+        quickHelp: "scaled-down counts for CI (under two minutes)",
+        about: """
+            Each test starts its own layoutd as a child process on free loopback ports, drives it, stops it,
+            and prints one JSON object per line (docs/BENCHMARKS.md, "Load and fault suite"). Exits 1 when a
+            test failed. Build with -c release (scripts/soak does).
+            """
+    )
 }

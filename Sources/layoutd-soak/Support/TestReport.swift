@@ -46,16 +46,9 @@ struct TestReport {
         line += fields
         line.append(("seconds", .figure((ContinuousClock.now - started).seconds)))
         if !failures.isEmpty { line.append(("failures", .string(failures.joined(separator: "; ")))) }
-        print(BenchValue.fields(line).encoded)
-        fflush(nil)
+        LayoutTestKit.emit(line)
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Latency figures of a set of samples in microseconds: p50, p99, max.
 struct LatencySummary {
