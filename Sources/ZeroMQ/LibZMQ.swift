@@ -168,6 +168,23 @@ enum LibZMQ {
         }
     }
 
+    /// Shares `bytes`, kept alive by `owner` (retained here, released when libzmq's last reference goes,
+    /// possibly on one of its I/O threads). Released here if libzmq refuses them.
+    static func initMessage(_ message: UnsafeMutablePointer<zmq_msg_t>, sharing bytes: UnsafeRawBufferPointer, owner: AnyObject) throws(ZeroMQError) {
+        let hint = Unmanaged.passRetained(owner).toOpaque()
+        do {
+            try require("zmq_msg_init_data") {
+                zmq_msg_init_data(message, UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count, { _, hint in
+                    guard let hint else { return }
+                    Unmanaged<AnyObject>.fromOpaque(hint).release()
+                }, hint)
+            }
+        } catch {
+            Unmanaged<AnyObject>.fromOpaque(hint).release()
+            throw error
+        }
+    }
+
     static func closeMessage(_ message: UnsafeMutablePointer<zmq_msg_t>) {
         // Fails only with EFAULT for an invalid message, which the owner never passes.
         _ = zmq_msg_close(message)

@@ -66,6 +66,19 @@ public struct Message: ~Copyable, @unchecked Sendable {
         }
     }
 
+    /// A message of `bytes` without copying them, which `owner` keeps alive and unchanged until libzmq
+    /// lets go of them (it is retained until then). For memory that is not the caller's to free: an
+    /// immutable array of another module, say.
+    public init(sharing bytes: UnsafeRawBufferPointer, owner: AnyObject) throws(ZeroMQError) {
+        raw = .allocate(capacity: 1)
+        do {
+            try LibZMQ.initMessage(raw, sharing: bytes, owner: owner)
+        } catch {
+            raw.deallocate()
+            throw error
+        }
+    }
+
     /// A `zmq_msg_t` of `count` uninitialized bytes, or nothing allocated when libzmq refuses.
     private static func allocate(count: Int) throws(ZeroMQError) -> UnsafeMutablePointer<zmq_msg_t> {
         let raw = UnsafeMutablePointer<zmq_msg_t>.allocate(capacity: 1)

@@ -97,6 +97,15 @@ import ZeroMQ
         #expect(try TestDaemon.object(missing[0]).errorCode == "unknown_layout")
     }
 
+    @Test(arguments: Topology.all) func theEnginesOwnColumnsArriveAsTheColumnsFormatSaysThem(_ topology: Topology) throws {
+        // One section of cells only: x, y, width and height leave the layout's storage uncopied.
+        let daemon = try TestDaemon(topology)
+        let socket = try daemon.dealer()
+        let binary = try Self.columns(of: try Self.frames(mosaicJob(op: "layout", key: nil, count: 3000, extra: #","format":"binary""#), on: socket))
+        try Self.expectSame(binary.columns, as: try daemon.call(mosaicJob(op: "layout", key: nil, count: 3000, extra: #","format":"columns""#)))
+        #expect(binary.columns["x"]?.count == 3000)
+    }
+
     @Test func binaryHeightsAfterTheBodyLayOutAsTheirJSONValues() throws {
         let daemon = try TestDaemon(.single)
         let socket = try daemon.dealer()

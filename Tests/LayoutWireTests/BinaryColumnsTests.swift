@@ -62,4 +62,24 @@ struct BinaryColumnsTests {
             of: Attributes(layout: layout, selection: .rect(rect), format: .binary, pinning: pinning), equal: pinned, zIndex: pinning.zIndex(of:)
         )
     }
+
+    @Test func aSingleSectionOfCellsSharesTheEnginesColumns() throws {
+        // Mosaic's cells only, in one section starting at 0: x, y, width and height are its own columns.
+        let layout = try PreparedLayout.prepare(LayoutInput(bounds: Size(width: 375, height: 800), parameters: .mosaic(MosaicParameters()), sections: [Section(count: 1000)]))
+        let attributes = Attributes(layout: layout, selection: .all, format: .binary)
+        let binary = try #require(attributes.binaryColumns)
+        var elements: [LayoutElement] = []
+        layout.forEachElement { elements.append($0) }
+        Self.expectColumns(of: attributes, equal: elements)
+        for column in binary.columns {
+            let isShared = if case .shared = column.bytes { true } else { false }
+            #expect(isShared == ["x", "y", "width", "height"].contains(column.name), "\(column.name)")
+        }
+        // With a header, nothing is shared: the columns interleave it with the cells.
+        var parameters = MosaicParameters()
+        parameters.headerHeight = 20
+        let headed = try PreparedLayout.prepare(LayoutInput(bounds: Size(width: 375, height: 800), parameters: .mosaic(parameters), sections: [Section(count: 10)]))
+        let columns = try #require(Attributes(layout: headed, selection: .all, format: .binary).binaryColumns)
+        #expect(columns.columns.allSatisfy { if case .owned = $0.bytes { true } else { false } })
+    }
 }

@@ -105,7 +105,14 @@ public struct ReplyBody: Sendable {
             // libzmq queues a multipart message whole or not at all: only the first frame can fail.
             for (index, frame) in trailing.frames.enumerated() {
                 let last = index == trailing.frames.count - 1
-                _ = try Self.send(frame, on: socket, flags: last ? flags : flags.union(.sendMore))
+                let frameFlags = last ? flags : flags.union(.sendMore)
+                switch frame {
+                case .owned(let bytes):
+                    _ = try Self.send(bytes, on: socket, flags: frameFlags)
+                case .shared(let column):
+                    // The engine's own column: libzmq keeps it (retained) until the frame is sent.
+                    _ = try socket.send(try Message(sharing: column.storage, owner: column), flags: frameFlags)
+                }
             }
             return true
         case .bytes(let bytes):
@@ -127,9 +134,9 @@ public struct ReplyBody: Sendable {
 /// A body and the frames sent after it.
 private final class TrailingFrames: Sendable {
     let head: ReplyBody
-    let frames: [OwnedBytes]
+    let frames: [ColumnBytes]
 
-    init(head: ReplyBody, frames: [OwnedBytes]) {
+    init(head: ReplyBody, frames: [ColumnBytes]) {
         self.head = head
         self.frames = frames
     }

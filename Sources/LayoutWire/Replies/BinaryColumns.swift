@@ -68,7 +68,48 @@ public struct BinaryColumn: Sendable {
     public var name: String
     public var type: ElementType
     public var count: Int
-    public var bytes: OwnedBytes
+    public var bytes: ColumnBytes
+}
+
+/// A column's bytes: filled for the reply, or the engine's own frame column, shared as it is.
+public enum ColumnBytes: Sendable {
+    case owned(OwnedBytes)
+    /// An immutable frame column of a prepared layout (native `Double`s, so only on little-endian
+    /// hosts), kept alive by this value until the message that shares it is sent.
+    case shared(SharedColumn)
+
+    public var count: Int {
+        switch self {
+        case .owned(let bytes): return bytes.count
+        case .shared(let column): return column.values.count * 8
+        }
+    }
+
+    /// A copy of the bytes (tests).
+    public var bytes: [UInt8] {
+        switch self {
+        case .owned(let bytes): return bytes.bytes
+        case .shared(let column): return column.values.withUnsafeBytes { Array($0) }
+        }
+    }
+}
+
+/// A prepared layout's frame column, shared with a reply without a copy.
+///
+/// A class, so that libzmq can keep it alive (retained) for as long as it holds the message; the array
+/// is never mutated, so its storage stays where it is.
+public final class SharedColumn: Sendable {
+    public let values: [Double]
+
+    init(_ values: [Double]) {
+        self.values = values
+    }
+
+    /// The values' bytes, valid for as long as this column lives: its array is never mutated and has
+    /// storage of its own (it is the engine's, never empty here), so the storage does not move.
+    public var storage: UnsafeRawBufferPointer {
+        values.withUnsafeBytes { $0 }
+    }
 }
 
 /// The columns of a binary attributes reply, one frame each after the JSON header.
@@ -95,18 +136,22 @@ public struct BinaryColumns: Sendable {
             attributes.forEachFrame { _, _, _, _, _, _, _ in counted += 1 }
             count = counted
         }
+        // The engine's frame columns go out as they are where they already are the answer (issue 13:
+        // "without a copy where libzmq allows it"): every element of a single section without headers,
+        // footers or decorations, on a little-endian host; y too when the section starts at 0.
+        let shared = Self.sharedFrames(of: attributes, count: count)
         let kinds = OwnedBytes(uninitializedCount: count)
         let sections = OwnedBytes(uninitializedCount: count * 4)
         let items = OwnedBytes(uninitializedCount: count * 4)
-        let xs = OwnedBytes(uninitializedCount: count * 8)
-        let ys = OwnedBytes(uninitializedCount: count * 8)
-        let widths = OwnedBytes(uninitializedCount: count * 8)
-        let heights = OwnedBytes(uninitializedCount: count * 8)
+        func frameColumn(_ share: [Double]?) -> ColumnBytes {
+            share.map { .shared(SharedColumn($0)) } ?? .owned(OwnedBytes(uninitializedCount: count * 8))
+        }
+        let xs = frameColumn(shared?.xs), ys = frameColumn(shared?.ys), widths = frameColumn(shared?.widths), heights = frameColumn(shared?.heights)
         let pinning = attributes.pinning
         let zIndices = pinning.pinsAny ? OwnedBytes(uninitializedCount: count * 4) : nil
         var filled = 0
-        if let k = kinds.typed(UInt8.self), let s = sections.typed(Int32.self), let i = items.typed(Int32.self),
-           let x = xs.typed(Double.self), let y = ys.typed(Double.self), let w = widths.typed(Double.self), let h = heights.typed(Double.self) {
+        if let k = kinds.typed(UInt8.self), let s = sections.typed(Int32.self), let i = items.typed(Int32.self) {
+            let x = xs.typed, y = ys.typed, w = widths.typed, h = heights.typed
             let z = zIndices?.typed(Int32.self)
             attributes.forEachFrame { kind, section, item, frameX, frameY, frameWidth, frameHeight in
                 // The count was taken from the same selection; the guard only keeps a disagreement
@@ -115,32 +160,59 @@ public struct BinaryColumns: Sendable {
                 k[filled] = Self.code(of: kind)
                 s[filled] = Int32(truncatingIfNeeded: section).littleEndian
                 i[filled] = Int32(truncatingIfNeeded: item).littleEndian
-                x[filled] = Double(bitPattern: frameX.bitPattern.littleEndian)
-                y[filled] = Double(bitPattern: frameY.bitPattern.littleEndian)
-                w[filled] = Double(bitPattern: frameWidth.bitPattern.littleEndian)
-                h[filled] = Double(bitPattern: frameHeight.bitPattern.littleEndian)
+                x?[filled] = Double(bitPattern: frameX.bitPattern.littleEndian)
+                y?[filled] = Double(bitPattern: frameY.bitPattern.littleEndian)
+                w?[filled] = Double(bitPattern: frameWidth.bitPattern.littleEndian)
+                h?[filled] = Double(bitPattern: frameHeight.bitPattern.littleEndian)
                 z?[filled] = Int32(truncatingIfNeeded: pinning.zIndex(of: kind)).littleEndian
                 filled += 1
             }
         }
-        // Never more than counted; fewer only if the layout disagreed with its own element count.
+        // Never more than counted; fewer only if the layout disagreed with its own element count (then
+        // nothing is shared: a shared column holds them all).
+        if filled < count, shared != nil {
+            self = BinaryColumns(copying: attributes)
+            return
+        }
         self.count = filled
         columns = [
-            BinaryColumn(name: "kind", type: .uint8, count: filled, bytes: kinds),
-            BinaryColumn(name: "section", type: .int32, count: filled, bytes: sections),
-            BinaryColumn(name: "item", type: .int32, count: filled, bytes: items),
+            BinaryColumn(name: "kind", type: .uint8, count: filled, bytes: .owned(kinds)),
+            BinaryColumn(name: "section", type: .int32, count: filled, bytes: .owned(sections)),
+            BinaryColumn(name: "item", type: .int32, count: filled, bytes: .owned(items)),
             BinaryColumn(name: "x", type: .float64, count: filled, bytes: xs),
             BinaryColumn(name: "y", type: .float64, count: filled, bytes: ys),
             BinaryColumn(name: "width", type: .float64, count: filled, bytes: widths),
             BinaryColumn(name: "height", type: .float64, count: filled, bytes: heights),
         ]
         if let zIndices {
-            columns.append(BinaryColumn(name: "zIndex", type: .int32, count: filled, bytes: zIndices))
+            columns.append(BinaryColumn(name: "zIndex", type: .int32, count: filled, bytes: .owned(zIndices)))
         }
         if filled < count {
             // Frames must hold exactly `count` values of their type.
-            for index in columns.indices { columns[index].bytes.truncate(to: filled * columns[index].type.size) }
+            for column in columns {
+                if case .owned(let bytes) = column.bytes { bytes.truncate(to: filled * column.type.size) }
+            }
         }
+    }
+
+    /// The same columns, every one filled (none shared).
+    private init(copying attributes: Attributes) {
+        var copy = attributes
+        copy.sharesEngineColumns = false
+        self.init(copy)
+    }
+
+    /// The frame columns of a layout whose answer they are, whole; nil where they cannot be shared.
+    private static func sharedFrames(of attributes: Attributes, count: Int) -> (xs: [Double], ys: [Double]?, widths: [Double], heights: [Double])? {
+        #if _endian(little)
+        let layout = attributes.layout
+        guard attributes.sharesEngineColumns, case .all = attributes.selection, layout.sectionCount == 1 else { return nil }
+        let cells = layout.sectionFrames[0].cells
+        guard cells.xs.count == count, count == layout.elementCount, count > 0 else { return nil }
+        return (cells.xs, layout.sectionTops[0] == 0 ? cells.ys : nil, cells.widths, cells.heights)
+        #else
+        return nil
+        #endif
     }
 
     @inline(__always)
@@ -178,5 +250,13 @@ extension OwnedBytes {
     /// Keeps only the first `count` bytes (never grows).
     fileprivate func truncate(to newCount: Int) {
         count = min(count, newCount)
+    }
+}
+
+extension ColumnBytes {
+    /// Where to write a filled column's values; nil for a shared one (already written).
+    fileprivate var typed: UnsafeMutablePointer<Double>? {
+        if case .owned(let bytes) = self { return bytes.typed(Double.self) }
+        return nil
     }
 }
