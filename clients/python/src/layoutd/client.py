@@ -1,0 +1,315 @@
+"""The synchronous client: a DEALER on the front socket, with pipelining and failover.
+
+Failover follows the ZeroMQ guide's "Lazy Pirate" and the client side of "Binary Star": every wait is
+bounded by ``timeout``; when it runs out (or a broker answers ``unavailable`` saying it is a standby), the
+socket is closed (linger 0) and a new one connects to the next endpoint of the list, and the requests in
+flight are sent again there, each up to ``attempts`` times in all. Only requests that are safe to repeat
+are sent again (:attr:`layoutd.wire.Call.retryable`): read-only ops, and changes (``prepare``, ``bounds``,
+``update``, ``diff``, ``drop``) with ``if_version``. Any other change that loses its answer raises
+:class:`~layoutd.errors.OutcomeUnknown`. The decisions are :class:`layoutd.core.ClientCore`'s, shared with
+the asyncio client; this module only sends and polls.
+"""
+
+from __future__ import annotations
+
+import builtins
+import time
+from typing import Any, Callable, Concatenate, Iterable, Mapping, ParamSpec, Sequence, TypeVar
+
+import zmq
+
+from . import ops
+from .core import DEFAULT_EVENTS, DEFAULT_FRONT, DEFAULT_STATS, METRICS_BODY, STATS_BODY, ClientCore, Slot, millis, new_dealer
+from .curve import CurveKeys
+from .models import Stats
+from .wire import BinaryArrays, Call, Hooks, as_method
+
+__all__ = ["Client", "Pending", "Pipeline", "DEFAULT_FRONT", "DEFAULT_EVENTS", "DEFAULT_STATS"]
+
+T = TypeVar("T")
+P = ParamSpec("P")
+
+
+class Pending(Slot[T]):
+    """A request sent and not necessarily answered yet (from :meth:`Client.submit` or a :class:`Pipeline`).
+
+    :meth:`result` waits for its reply (reading the client's socket, so other replies are filed too) and
+    returns the typed result or raises the request's error.
+    """
+
+    __slots__ = ()
+
+    def result(self) -> T:
+        """The typed result; raises the request's :class:`~layoutd.errors.LayoutdError`.
+
+        Waits at most ``timeout`` per attempt, ``attempts`` attempts in all.
+        """
+        if not self._done:
+            self._owner._wait(self)
+        return self._outcome()
+
+    def exception(self) -> BaseException | None:
+        """Waits like :meth:`result` and returns the error instead of raising it (``None`` on success)."""
+        if not self._done:
+            self._owner._wait(self)
+        return self._error
+
+
+def _op(builder: Callable[P, Call[T]]) -> Callable[Concatenate[Client, P], T]:
+    def method(self: Client, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self.call(builder(*args, **kwargs))
+
+    as_method(method, builder, "{}")
+    return method
+
+
+def _piped(builder: Callable[P, Call[T]]) -> Callable[Concatenate[Pipeline, P], Pending[T]]:
+    def method(self: Pipeline, /, *args: P.args, **kwargs: P.kwargs) -> Pending[T]:
+        return self.submit(builder(*args, **kwargs))
+
+    as_method(method, builder, "Pending[{}]")
+    return method
+
+
+class Client(ClientCore):
+    """A synchronous layoutd client (one thread; ZeroMQ sockets are not thread-safe).
+
+    Example::
+
+        with Client(["tcp://10.0.0.1:5555", "tcp://10.0.0.2:5555"], timeout=2.0) as client:
+            prepared = client.prepare("feed", bounds=(375, 667), spec={"type": "list"},
+                                      sections=[{"count": 100}])
+            visible = client.query("feed", rect=(0, 0, 375, 667), format="columns")
+            client.update("feed", updates=[{"delete": [0, 0]}], if_version=prepared.version)
+
+    Args:
+        endpoints: the front endpoint, or several (a cluster's brokers, in failover order).
+        stats_endpoints: the stats endpoint(s), for :meth:`stats` and :meth:`metrics`.
+        timeout: seconds to wait for each attempt's reply (and for a send to be queued).
+        attempts: how many times a request that may be repeated is sent in all (default: one more than
+            the number of endpoints, at least 3).
+        curve: CURVE keys, for a daemon with CURVE.
+        context: the ZeroMQ context (default: the process's shared one).
+        hooks: callbacks seeing every request and reply object (:class:`~layoutd.wire.Hooks`).
+        binary_arrays: how ``format="binary"`` columns come: ``"auto"`` (numpy when installed),
+            ``"numpy"`` or ``"memoryview"``.
+        backoff: seconds to wait before trying again once every endpoint answered "standby" in a row
+            (doubling each round, up to ``timeout``).
+    """
+
+    def __init__(
+        self,
+        endpoints: str | Sequence[str] = DEFAULT_FRONT,
+        *,
+        stats_endpoints: str | Sequence[str] | None = None,
+        timeout: float = 5.0,
+        attempts: int | None = None,
+        curve: CurveKeys | None = None,
+        context: zmq.Context[Any] | None = None,
+        hooks: Hooks | None = None,
+        binary_arrays: BinaryArrays = "auto",
+        backoff: float = 0.1,
+    ) -> None:
+        super().__init__(endpoints, stats_endpoints=stats_endpoints, timeout=timeout, attempts=attempts,
+                         curve=curve, hooks=hooks, binary_arrays=binary_arrays, backoff=backoff)
+        self.context: zmq.Context[Any] = context if context is not None else zmq.Context.instance()
+
+    # -- sockets ---------------------------------------------------------------------------------
+
+    def _front(self) -> zmq.Socket[Any]:
+        socket: zmq.Socket[Any] | None = self._socket
+        if socket is None:
+            socket = self._socket = new_dealer(self.context, self.endpoint, self.curve, self.timeout)
+            self._generation += 1
+        return socket
+
+    def close(self) -> None:
+        """Closes the sockets (linger 0). Requests still in flight fail with ``OutcomeUnknown``/``Timeout``."""
+        self._abandon()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- requests --------------------------------------------------------------------------------
+
+    def submit(self, call: Call[T], *, timeout: float | None = None) -> Pending[T]:
+        """Sends ``call`` and returns at once; the reply is read by :meth:`Pending.result` (or while
+        waiting for any other request). Many requests may be in flight; replies are matched by ``id``."""
+        slot = self._open(call, timeout, Pending, self)
+        self._send(slot)
+        return slot  # type: ignore[return-value]
+
+    def call(self, call: Call[T], *, timeout: float | None = None) -> T:
+        """Sends ``call`` and waits for its typed result."""
+        slot = self.submit(call, timeout=timeout)
+        if not slot._done:
+            self._wait(slot)
+        return slot._outcome()
+
+    def request(
+        self,
+        op: str,
+        fields: Mapping[str, Any] | None = None,
+        *,
+        attachments: Iterable[Any] = (),
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """The escape hatch: any ``op`` with any fields; returns the raw ``result`` object (binary attributes
+        decoded to :class:`~layoutd.models.Columns`). Retried after a timeout only when ``op`` is read-only,
+        or a change (``prepare``, ``bounds``, ``update``, ``diff``, ``drop``) with ``ifVersion``."""
+        return self.call(Call(op, dict(fields or {}), tuple(attachments)), timeout=timeout)
+
+    def pipeline(self) -> Pipeline:
+        """A :class:`Pipeline`: the ops as methods that send without waiting and return :class:`Pending`s."""
+        return Pipeline(self)
+
+    def _send(self, slot: Slot[Any]) -> None:
+        socket = self._front()
+        try:
+            socket.send_multipart(slot.frames, copy=not slot.call.attachments)  # attachments: no copy
+        except zmq.Again:
+            self._sent(slot, queued=False)  # not even queued: the next wait fails over at once
+        else:
+            self._sent(slot)
+
+    def _wait(self, slot: Slot[Any]) -> None:
+        while not slot._done:
+            remaining = slot.deadline - time.monotonic()
+            if remaining <= 0:
+                if self._socket is not None:
+                    self._drain(self._socket)  # replies that came while nobody was reading count
+                    if slot._done:
+                        return
+                again, delay = self._fail_over(self._timed_out(slot))
+                self._resend(again, delay)
+                continue
+            socket = self._front()
+            if socket.poll(millis(remaining), zmq.POLLIN):
+                self._drain(socket)
+
+    def _drain(self, socket: zmq.Socket[Any]) -> None:
+        """Files every reply waiting on ``socket`` (without blocking)."""
+        recv = socket.recv
+        while socket is self._socket:
+            try:
+                part = recv(zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                # Reading ZMQ_EVENTS makes libzmq take in what its I/O thread delivered: a non-blocking
+                # receive does not always see replies that arrived while nobody was reading.
+                if socket.get(zmq.EVENTS) & zmq.POLLIN:
+                    continue
+                return
+            frames = [part]
+            while part.more:  # the rest of a message is there once its first frame is
+                part = recv(copy=False)
+                frames.append(part)
+            standby = self._on_reply(frames)
+            if standby is not None:
+                again, delay = self._fail_over(standby)
+                self._resend(again, delay)
+                return
+
+    def _resend(self, again: list[Slot[Any]], delay: float) -> None:
+        if delay > 0:
+            time.sleep(delay)  # every endpoint answered "standby": back off before the next round
+        for slot in again:
+            self._send(slot)
+
+    # -- stats -----------------------------------------------------------------------------------
+
+    def _stats_request(self, body: bytes, timeout: float | None) -> bytes:
+        wait = timeout or self.timeout
+        tried: list[str] = []
+        for _ in range(self.attempts):
+            endpoint = self._stats_endpoint()
+            if self._stats_socket is None:
+                self._stats_socket = new_dealer(self.context, endpoint, self.curve, self.timeout)
+            socket = self._stats_socket
+            tried.append(endpoint)
+            try:
+                socket.send_multipart([b"", body])
+                if socket.poll(millis(wait), zmq.POLLIN):
+                    return bytes(socket.recv_multipart()[-1])
+            except zmq.Again:
+                pass
+            self._drop_stats_socket(move_on=True)
+        raise self._stats_timeout(tried, wait)
+
+    def stats(self, *, timeout: float | None = None) -> Stats:
+        """The stats socket's numbers (PROTOCOL.md §8). With CURVE, only admin keys get an answer."""
+        return self._parse_stats(self._stats_request(STATS_BODY, timeout))
+
+    def metrics(self, *, timeout: float | None = None) -> str:
+        """The same numbers in the Prometheus text format."""
+        return self._metrics_text(self._stats_request(METRICS_BODY, timeout))
+
+    # -- ops -------------------------------------------------------------------------------------
+
+    ping = _op(ops.ping)
+    layout = _op(ops.layout)
+    prepare = _op(ops.prepare)
+    query = _op(ops.query)
+    bounds = _op(ops.bounds)
+    update = _op(ops.update)
+    diff = _op(ops.diff)
+    drop = _op(ops.drop)
+    list_layouts = _op(ops.list_layouts)
+    list = list_layouts  # noqa: A003 - the op's name
+
+
+class Pipeline:
+    """Sends requests without waiting for their replies; :meth:`results` collects them.
+
+    Example::
+
+        with client.pipeline() as pipe:
+            answers = [pipe.query(key, rect=r) for key, r in visible]
+        results = [a.result() for a in answers]   # already in: the block waited for every reply
+
+    Leaving the ``with`` block waits until every request is answered or failed (errors stay in each
+    :class:`Pending` until :meth:`Pending.result` raises them).
+    """
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.pending: list[Pending[Any]] = []
+
+    def submit(self, call: Call[T], *, timeout: float | None = None) -> Pending[T]:
+        """Sends ``call`` now."""
+        slot = self.client.submit(call, timeout=timeout)
+        self.pending.append(slot)
+        return slot
+
+    def wait(self) -> None:
+        """Waits until every request sent through this pipeline is done."""
+        for slot in self.pending:
+            slot.exception()
+
+    def results(self, *, return_exceptions: bool = False) -> builtins.list[Any]:
+        """Every result, in the order sent; the first error is raised, or with ``return_exceptions`` put in
+        its place."""
+        self.wait()
+        if return_exceptions:
+            return [slot.exception() or slot.result() for slot in self.pending]
+        return [slot.result() for slot in self.pending]
+
+    def __enter__(self) -> Pipeline:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.wait()
+
+    ping = _piped(ops.ping)
+    layout = _piped(ops.layout)
+    prepare = _piped(ops.prepare)
+    query = _piped(ops.query)
+    bounds = _piped(ops.bounds)
+    update = _piped(ops.update)
+    diff = _piped(ops.diff)
+    drop = _piped(ops.drop)
+    list_layouts = _piped(ops.list_layouts)
+    list = list_layouts  # noqa: A003
+

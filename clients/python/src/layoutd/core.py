@@ -1,0 +1,339 @@
+"""What the sync and asyncio clients share: every decision, none of the waiting (sans-I/O).
+
+:class:`ClientCore` holds the configuration, the requests in flight (:class:`Slot`), the endpoint in use
+and the failover state. It encodes requests, files each reply to its request and decodes it, and, when an
+attempt fails (a timeout, or a standby broker's answer), decides which requests in flight are sent again
+on the next endpoint and which fail, with which error. The clients add only the I/O: :class:`layoutd.Client`
+sends and polls, :class:`layoutd.AsyncClient` awaits.
+
+The rules (the ZeroMQ guide's "Lazy Pirate" and the client side of "Binary Star"): every wait is bounded by
+``timeout``; when it runs out, or a broker answers ``unavailable`` saying it is a standby, the socket is
+closed (linger 0) and a new one connects to the next endpoint of the list, and the requests in flight are
+sent again there, each up to ``attempts`` times in all. Only requests that are safe to repeat are sent
+again (:attr:`layoutd.wire.Call.retryable`): read-only ops, and changes that carry ``if_version``. Any other
+change that loses its answer fails with :class:`~layoutd.errors.OutcomeUnknown`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import time
+from typing import Any, Generic, Sequence, TypeVar
+
+import zmq
+
+from .curve import CurveKeys
+from .errors import DecodeError, LayoutdError, OutcomeUnknown, ReplyError, Timeout
+from .models import Stats
+from .wire import (
+    CHANGE_OPS,
+    BinaryArrays,
+    Call,
+    Hooks,
+    decode_reply,
+    encode_body,
+    encode_request,
+    split_reply,
+    standby_error,
+)
+
+__all__ = ["ClientCore", "Slot", "DEFAULT_FRONT", "DEFAULT_EVENTS", "DEFAULT_STATS", "endpoint_list", "millis"]
+
+T = TypeVar("T")
+
+#: The daemon's default endpoints (PROTOCOL.md §1).
+DEFAULT_FRONT = "tcp://127.0.0.1:5555"
+DEFAULT_EVENTS = "tcp://127.0.0.1:5556"
+DEFAULT_STATS = "tcp://127.0.0.1:5557"
+
+STATS_BODY = b'{"op":"stats"}'
+METRICS_BODY = b'{"op":"metrics"}'
+
+
+def endpoint_list(endpoints: str | Sequence[str] | None, what: str) -> list[str]:
+    """``endpoints`` as a list (empty for ``None``); an empty string or list is a ``ValueError``."""
+    if endpoints is None:
+        return []
+    items = [endpoints] if isinstance(endpoints, str) else list(endpoints)
+    if not items or not all(isinstance(e, str) and e for e in items):
+        raise ValueError(f"{what}: give an endpoint or a non-empty list of endpoints")
+    return items
+
+
+def millis(seconds: float) -> int:
+    """``seconds`` as whole milliseconds, rounded up (ZeroMQ's timeouts)."""
+    return max(0, int(math.ceil(seconds * 1000)))
+
+
+def connect(socket: Any, endpoint: str, curve: CurveKeys | None, send_timeout: float | None = None) -> Any:
+    """Sets up ``socket`` as every socket of this package is (linger 0, CURVE client, a send timeout) and
+    connects it to ``endpoint``."""
+    socket.linger = 0
+    if send_timeout is not None:
+        socket.sndtimeo = millis(send_timeout)
+    if curve is not None:
+        curve.apply(socket)
+    socket.connect(endpoint)
+    return socket
+
+
+class Slot(Generic[T]):
+    """One request: its call, id and frames, and where it stands (attempts, endpoints tried, deadline of
+    the attempt under way, and once done its value or error). ``owner`` is the client's own (the sync
+    client waits through it, the asyncio client's caller awaits it)."""
+
+    __slots__ = ("_owner", "call", "id", "frames", "timeout", "attempts", "deadline", "endpoints", "generation",
+                 "_done", "_value", "_error")
+
+    _value: Any  # set when done
+
+    def __init__(self, owner: Any, call: Call[T], request_id: int, frames: list[Any], timeout: float) -> None:
+        self._owner = owner
+        self.call = call
+        self.id = request_id
+        self.frames = frames
+        self.timeout = timeout
+        self.attempts = 0
+        self.endpoints: list[str] = []
+        self.deadline = 0.0
+        self.generation = -1
+        self._done = False
+        self._error: BaseException | None = None
+
+    @property
+    def op(self) -> str:
+        return self.call.op
+
+    def done(self) -> bool:
+        """True once the reply (or the error) is in."""
+        return self._done
+
+    def _finish(self, value: Any = None, error: BaseException | None = None) -> None:
+        self._done = True
+        self._value = value
+        self._error = error
+
+    def _outcome(self) -> T:
+        if self._error is not None:
+            raise self._error
+        return self._value  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        state = "done" if self._done else "pending"
+        return f"<{type(self).__name__} {self.call.op} id={self.id} {state}>"
+
+
+class ClientCore:
+    """The sans-I/O part of a client (see the module's doc). Its subclasses own the sockets: they set
+    ``_socket``, call :meth:`_open`, :meth:`_sent`, :meth:`_on_reply`, :meth:`_fail_over` and
+    :meth:`_abandon`, and implement :meth:`_drop_socket`."""
+
+    def __init__(
+        self,
+        endpoints: str | Sequence[str],
+        *,
+        stats_endpoints: str | Sequence[str] | None,
+        timeout: float,
+        attempts: int | None,
+        curve: CurveKeys | None,
+        hooks: Hooks | None,
+        binary_arrays: BinaryArrays,
+        backoff: float,
+    ) -> None:
+        self.endpoints = endpoint_list(endpoints, "endpoints")
+        self.stats_endpoints = endpoint_list(stats_endpoints, "stats_endpoints")
+        if timeout <= 0:
+            raise ValueError("timeout must be > 0")
+        self.timeout = float(timeout)
+        self.attempts = attempts if attempts is not None else max(3, len(self.endpoints) + 1)
+        if self.attempts < 1:
+            raise ValueError("attempts must be >= 1")
+        self.curve = curve
+        self.hooks = hooks or Hooks()
+        self.binary_arrays: BinaryArrays = binary_arrays
+        self.backoff = backoff
+        self._ids = itertools.count(1)
+        self._index = 0
+        self._generation = 0
+        self._standby_streak = 0
+        self._pending: dict[int, Slot[Any]] = {}
+        self._socket: Any = None
+        self._stats_index = 0
+        self._stats_socket: Any = None
+        #: Replies that matched no request in flight (late, or unreadable with several in flight).
+        self.stray_replies = 0
+        #: Failovers so far (each closes the socket and moves to the next endpoint).
+        self.failovers = 0
+
+    @property
+    def endpoint(self) -> str:
+        """The front endpoint in use now."""
+        return self.endpoints[self._index]
+
+    # -- requests --------------------------------------------------------------------------------
+
+    def _open(self, call: Call[T], timeout: float | None, slot: type[Slot[T]], owner: Any) -> Slot[T]:
+        """A new request in flight (not sent yet): its id, its body (seen by the request hook) and frames,
+        as a ``slot`` (the :class:`Slot` class to make it of) with ``owner``."""
+        request_id = next(self._ids)
+        if self.hooks.request is not None:
+            obj, body = encode_body(request_id, call.op, call.fields)
+            self.hooks.request(obj)
+        else:
+            body = encode_request(request_id, call.op, call.fields)
+        opened = slot(owner, call, request_id, [b"", body, *call.attachments] if call.attachments else [b"", body],
+                      timeout or self.timeout)
+        self._pending[request_id] = opened
+        return opened
+
+    def _sent(self, slot: Slot[Any], queued: bool = True) -> None:
+        """``slot`` was just sent (``queued``) on the socket in use, or could not even be queued (its attempt
+        then ends at once: the next wait fails over)."""
+        slot.attempts += 1
+        slot.endpoints.append(self.endpoints[self._index])
+        slot.generation = self._generation
+        slot.deadline = time.monotonic() + slot.timeout if queued else time.monotonic()
+
+    def _on_reply(self, frames: list[Any]) -> ReplyError | None:
+        """Files a reply received on the socket in use: completes the request it answers, or returns the
+        standby answer that calls for a failover (the caller then calls :meth:`_fail_over`)."""
+        pending = self._pending
+        try:
+            obj, rest = split_reply(frames)
+        except DecodeError as error:
+            if len(pending) == 1:  # the one request in flight: this must be its reply
+                slot = next(iter(pending.values()))
+                error.op, error.request_id = slot.op, slot.id
+                self._complete(slot, error=error)
+            else:
+                self.stray_replies += 1
+            return None
+        request_id = obj.get("id")
+        found = pending.get(request_id) if type(request_id) is int else None
+        if found is None:
+            if request_id is None and len(pending) == 1:
+                found = next(iter(pending.values()))  # the daemon could not read our id
+            else:
+                self.stray_replies += 1
+                return None
+        slot = found
+        if self.hooks.reply is not None:
+            try:
+                self.hooks.reply(obj)
+            except Exception as error:  # a hook's verdict goes to the caller
+                self._complete(slot, error=error)
+                return None
+        try:
+            value = decode_reply(obj, rest, slot.call, self.binary_arrays)
+        except ReplyError as error:
+            if standby_error(error):
+                return error
+            if error.code == "unavailable" and slot.op in CHANGE_OPS and not slot.call.retryable:
+                self._complete(slot, error=OutcomeUnknown(error, op=slot.op, request_id=slot.id))
+            else:
+                self._complete(slot, error=error)
+        except LayoutdError as error:
+            self._complete(slot, error=error)
+        else:
+            self._standby_streak = 0
+            self._complete(slot, value=value)
+        return None
+
+    def _complete(self, slot: Slot[Any], value: Any = None, error: BaseException | None = None) -> None:
+        self._pending.pop(slot.id, None)
+        slot._finish(value, error)
+
+    def _timed_out(self, slot: Slot[Any]) -> Timeout:
+        return Timeout(f"no reply from {slot.endpoints[-1] if slot.endpoints else self.endpoint} within "
+                       f"{slot.timeout:g}s", op=slot.op, request_id=slot.id)
+
+    def _fail_over(self, cause: LayoutdError) -> tuple[list[Slot[Any]], float]:
+        """Drops the socket, moves to the next endpoint and decides for every request in flight: fails those
+        that may not be repeated (or have had all their attempts), and returns the others, to be sent again
+        on the next socket after the returned back-off (seconds; 0 unless every endpoint answered
+        "standby" in a row)."""
+        failed = self.endpoint
+        self._drop_socket()
+        self.failovers += 1
+        self._index = (self._index + 1) % len(self.endpoints)
+        delay = 0.0
+        if isinstance(cause, ReplyError):
+            self._standby_streak += 1
+            if self._standby_streak >= len(self.endpoints) and self.backoff > 0:
+                rounds = self._standby_streak // len(self.endpoints)
+                delay = min(self.backoff * 2 ** (rounds - 1), self.timeout)
+        again: list[Slot[Any]] = []
+        for slot in list(self._pending.values()):
+            if slot.call.retryable and slot.attempts < self.attempts:
+                slot.deadline = time.monotonic() + delay + slot.timeout  # until it is sent again
+                again.append(slot)
+                continue
+            if slot.call.retryable:
+                error: LayoutdError = cause if isinstance(cause, ReplyError) else Timeout(
+                    f"no reply after {slot.attempts} attempt(s) of {slot.timeout:g}s "
+                    f"(endpoints tried: {', '.join(slot.endpoints)})",
+                    endpoints=tuple(slot.endpoints), op=slot.op, request_id=slot.id)
+            else:
+                reason = cause
+                if isinstance(cause, Timeout) and cause.request_id != slot.id:
+                    reason = Timeout(f"its connection to {failed} was replaced after another request timed out",
+                                     endpoints=(failed,), op=slot.op, request_id=slot.id)
+                error = OutcomeUnknown(reason, op=slot.op, request_id=slot.id)
+            self._complete(slot, error=error)
+        return again, delay
+
+    def _drop_socket(self) -> None:
+        """Closes the front socket (linger 0) and forgets it; a new one is made on the next send."""
+        if self._socket is not None:
+            self._socket.close(linger=0)
+            self._socket = None
+
+    def _abandon(self) -> None:
+        """Fails every request in flight (the client is closing) and closes the sockets."""
+        for slot in list(self._pending.values()):
+            cause = Timeout("the client was closed before the reply came", op=slot.op, request_id=slot.id)
+            self._complete(slot, error=cause if slot.call.retryable
+                           else OutcomeUnknown(cause, op=slot.op, request_id=slot.id))
+        self._drop_socket()
+        self._drop_stats_socket()
+
+    # -- stats -----------------------------------------------------------------------------------
+
+    def _stats_endpoint(self) -> str:
+        """The stats endpoint to ask now (``ValueError`` when the client has none)."""
+        if not self.stats_endpoints:
+            raise ValueError("this client has no stats_endpoints")
+        return self.stats_endpoints[self._stats_index]
+
+    def _drop_stats_socket(self, move_on: bool = False) -> None:
+        """Closes the stats socket; with ``move_on`` the next stats request goes to the next endpoint."""
+        if self._stats_socket is not None:
+            self._stats_socket.close(linger=0)
+            self._stats_socket = None
+        if move_on:
+            self._stats_index = (self._stats_index + 1) % len(self.stats_endpoints)
+
+    @staticmethod
+    def _stats_timeout(tried: Sequence[str], wait: float) -> Timeout:
+        return Timeout(f"no stats answer after {len(tried)} attempt(s) of {wait:g}s (tried {', '.join(tried)})",
+                       endpoints=tuple(tried), op="stats")
+
+    def _parse_stats(self, raw: bytes) -> Stats:
+        try:
+            obj = json.loads(raw)
+        except ValueError as error:
+            raise DecodeError(f"the stats answer is not JSON: {error}", op="stats") from None
+        if self.hooks.stats is not None:
+            self.hooks.stats(obj)
+        return Stats.parse(obj)
+
+    @staticmethod
+    def _metrics_text(raw: bytes) -> str:
+        return raw.decode("utf-8", "replace")
+
+
+def new_dealer(context: Any, endpoint: str, curve: CurveKeys | None, send_timeout: float | None = None) -> Any:
+    """A DEALER of ``context`` (sync or asyncio) connected to ``endpoint``."""
+    return connect(context.socket(zmq.DEALER), endpoint, curve, send_timeout)
