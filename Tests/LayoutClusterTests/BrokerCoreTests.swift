@@ -8,6 +8,23 @@ import Testing
 /// worker dies or joins. Workers run the real handler, store and RESTORE code.
 @Suite struct BrokerCoreTests {
     /// The worker a key lives on.
+    /// Workers a and b, `feed` prepared and changed once (version 2): the cluster, the frames a query of
+    /// `feed` answers, its owner and the other worker.
+    private func feedChangedOnce() throws -> (cluster: SimulatedCluster, frames: [UInt8], owner: String, other: String) {
+        let cluster = SimulatedCluster()
+        cluster.join("a")
+        cluster.join("b")
+        cluster.request(prepareBody("feed"))
+        cluster.deliverAll()
+        cluster.request(updateBody("feed", insert: "x"))
+        cluster.deliverAll()
+        let before = cluster.request(queryBody("feed", id: "same"))
+        cluster.deliverAll()
+        let frames = try #require(cluster.replyBytes(for: before))
+        let keeper = try #require(owner(of: "feed", in: cluster))
+        return (cluster, frames, keeper, keeper == "a" ? "b" : "a")
+    }
+
     private func owner(of key: String, in cluster: SimulatedCluster) -> String? {
         cluster.core.keys[LayoutKey(name: key)]?.owner?.name
     }
@@ -43,18 +60,7 @@ import Testing
     }
 
     @Test func aDeadWorkersKeysAreRebuiltBitForBitAndItsChangesInFlightAnsweredUnavailable() throws {
-        let cluster = SimulatedCluster()
-        cluster.join("a")
-        cluster.join("b")
-        cluster.request(prepareBody("feed"))
-        cluster.deliverAll()
-        cluster.request(updateBody("feed", insert: "x"))
-        cluster.deliverAll()
-        let before = cluster.request(queryBody("feed", id: "same"))
-        cluster.deliverAll()
-        let frames = try #require(cluster.replyBytes(for: before))
-        let dead = try #require(owner(of: "feed", in: cluster))
-        let survivor = dead == "a" ? "b" : "a"
+        let (cluster, frames, dead, survivor) = try feedChangedOnce()
 
         // In flight when it dies: a read and a change.
         let read = cluster.request(queryBody("feed", id: "same"))
@@ -106,18 +112,7 @@ import Testing
     @Test func requestsBehindARebuildRefusedBusyWaitForItsRetryAndTheKeyIsKept() throws {
         // Issue 14, defect 2: the requests sent behind a RESTORE that the worker's full queue refused met
         // no layout; their unknown_layout read as an eviction, dropped the recipe and lost the key.
-        let cluster = SimulatedCluster()
-        cluster.join("a")
-        cluster.join("b")
-        cluster.request(prepareBody("feed"))
-        cluster.deliverAll()
-        cluster.request(updateBody("feed", insert: "x"))
-        cluster.deliverAll()
-        let expected = cluster.request(queryBody("feed", id: "before"))
-        cluster.deliverAll()
-        let frames = try #require(cluster.replyBytes(for: expected))
-        let dead = try #require(owner(of: "feed", in: cluster))
-        let survivor = dead == "a" ? "b" : "a"
+        let (cluster, frames, dead, survivor) = try feedChangedOnce()
 
         cluster.workers[survivor]?.refusesRestores = true
         cluster.kill(dead)
@@ -133,7 +128,7 @@ import Testing
         #expect(cluster.reply(for: read)?["ok"] as? Bool == true, "\(String(describing: cluster.reply(for: read)))")
         #expect((cluster.reply(for: read)?["result"] as? [String: Any])?["version"] as? Int == 2)
         #expect((cluster.reply(for: change)?["result"] as? [String: Any])?["version"] as? Int == 3)
-        let after = cluster.request(queryBody("feed", id: "before"))
+        let after = cluster.request(queryBody("feed", id: "same"))
         cluster.deliverAll()
         let now = try #require(cluster.replyBytes(for: after))
         #expect(now != frames, "the change took")
