@@ -158,6 +158,40 @@ import Testing
         #expect(cluster.core.counters.recipesDropped == 1)
     }
 
+    @Test func copiesOfAKeyFromTwoBrokerLivesAreOrderedByEpochNotVersion() throws {
+        // Issue 14: a worker cut off under one broker keeps `feed` at version 3; two broker restarts
+        // later, `feed` prepared again under the second lives on another worker at version 1. When both
+        // report it to a third broker, the copy of the later broker's epoch is the acknowledged one.
+        let cluster = SimulatedCluster()
+        cluster.join("a")
+        cluster.join("b")
+        cluster.request(prepareBody("feed", count: 50))
+        cluster.deliverAll()
+        for id in ["x", "y"] {
+            cluster.request(updateBody("feed", insert: id))
+            cluster.deliverAll()
+        }
+        let stale = try #require(owner(of: "feed", in: cluster))
+        #expect(cluster.workers[stale]?.store.summaries().first?.version == 3)
+
+        cluster.kill(stale)                  // cut off: it keeps its copy
+        cluster.restartBroker()              // the new broker knows only `other`, which never had feed
+        #expect(cluster.core.keys[LayoutKey(name: "feed")] == nil)
+        let again = cluster.request(prepareBody("feed", count: 7, id: "again"))
+        cluster.deliverAll()
+        #expect((cluster.reply(for: again)?["result"] as? [String: Any])?["version"] as? Int == 1)
+
+        cluster.restartBroker()              // `other` joins the third broker first...
+        cluster.join(stale)                  // ...then the stale copy, at a higher version
+        cluster.deliverAll()
+        let read = cluster.request(queryBody("feed"))
+        cluster.deliverAll()
+        let result = try #require(cluster.reply(for: read)?["result"] as? [String: Any])
+        #expect(result["version"] as? Int == 1, "\(result)")
+        #expect((result["attributes"] as? [[String: Any]])?.count == 7)
+        #expect(cluster.workers[stale]?.store.summaries().isEmpty == true, "the stale copy is released")
+    }
+
     @Test func aKeyWithoutItsRecipeIsPublishedLostAndItsVersionsContinue() throws {
         // Recipes may hold 10 bytes: none is kept.
         let cluster = SimulatedCluster(recipeBytes: 10)
@@ -216,10 +250,11 @@ import Testing
         // The key waits for the change at a: later requests are held, nothing goes to b yet.
         let second = cluster.request(updateBody(key, insert: "two", requestID: "u2"))
         let read = cluster.request(queryBody(key))
-        #expect(cluster.orders(to: "b").isEmpty)
+        // Only the HEARTBEAT that gives b the broker's epoch (protocol 4).
+        #expect(cluster.orders(to: "b").allSatisfy { if case .heartbeat = $0 { true } else { false } })
         cluster.deliver(to: "a")
         // Drained: the rebuild (with the first change) goes to b, then the held requests in order.
-        let orders = cluster.orders(to: "b")
+        let orders = cluster.orders(to: "b").filter { if case .heartbeat = $0 { false } else { true } }
         #expect(orders.count == 3)
         #expect(orders.first?.restoreHeader?.version == 2)
         cluster.deliverAll()

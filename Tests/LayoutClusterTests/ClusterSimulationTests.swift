@@ -17,21 +17,25 @@ import Testing
 struct ClusterSimulationTests {
     static let seeds: Int = ProcessInfo.processInfo.environment["LAYOUTD_SIM_SEEDS"].flatMap(Int.init) ?? 60
     static let steps = 250
+    /// One seed alone (`LAYOUTD_SIM_SEED`), to replay a failure with its whole history.
+    static let only: UInt64? = ProcessInfo.processInfo.environment["LAYOUTD_SIM_SEED"].flatMap(UInt64.init)
 
     @Test func randomFaultsNeverLoseOrRollBackAnAcknowledgedChange() throws {
         var totalSteps = 0
-        for seed in 0..<UInt64(Self.seeds) {
+        let seeds = Self.only.map { [$0] } ?? Array(0..<UInt64(Self.seeds))
+        let shown = Self.only == nil ? 40 : Int.max
+        for seed in seeds {
             var simulation = Simulation(seed: seed)
             for _ in 0..<Self.steps {
                 simulation.step()
                 if let problem = simulation.problem {
-                    Issue.record("seed \(seed): \(problem)\nhistory:\n\(simulation.history.suffix(40).joined(separator: "\n"))")
+                    Issue.record("seed \(seed): \(problem)\nhistory:\n\(simulation.history.suffix(shown).joined(separator: "\n"))")
                     return
                 }
             }
             simulation.settle()
             if let problem = simulation.problem {
-                Issue.record("seed \(seed) at rest: \(problem)\nhistory:\n\(simulation.history.suffix(40).joined(separator: "\n"))")
+                Issue.record("seed \(seed) at rest: \(problem)\nhistory:\n\(simulation.history.suffix(shown).joined(separator: "\n"))")
                 return
             }
             totalSteps += simulation.history.count
@@ -230,6 +234,7 @@ private struct Simulation {
                 return
             }
             let cells = (result["attributes"] as? [[String: Any]])?.filter { $0["kind"] as? String == "cell" }.count ?? -1
+            history.append("  read \(read.key) (issued at v\(read.issuedAt)): v\(version)")
             guard version >= read.issuedAt, version >= model.highestSeen else {
                 problem = "\(read.key): read v\(version), issued at v\(read.issuedAt), after v\(model.highestSeen) was seen: went backwards"
                 return

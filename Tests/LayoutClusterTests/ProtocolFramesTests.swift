@@ -22,13 +22,20 @@ import Testing
     }
 
     @Test func namespacesTravelInEveryFrameThatNamesAKey() throws {
-        // READY: `[name, version]` in the shared namespace, as protocol 1 wrote it; the namespace third.
+        // READY: `[name, version]` in the shared namespace, as protocol 1 wrote it; the namespace third
+        // (protocol 2); from protocol 4 always `[name, version, namespace, epoch]`.
         let ready = ReadyInfo(workerID: "w", credit: 8, threads: 1, keys: [
-            .init(key: "feed", version: 4), .init(key: LayoutKey(namespace: "alice", name: "feed"), version: 2),
+            .init(key: "feed", version: 4, epoch: 1_790_000_000_123), .init(key: LayoutKey(namespace: "alice", name: "feed"), version: 2),
         ])
         #expect(ReadyInfo(frame: ready.frame) == ready)
         let keys = try #require(ControlJSON.object(ready.frame)?["keys"] as? [[Any]])
-        #expect(keys.map(\.count) == [2, 3])
+        #expect(keys.map(\.count) == [4, 4])
+        let three = ReadyInfo(extensionVersion: 3, workerID: "w", credit: 8, threads: 1, keys: [
+            .init(key: "feed", version: 4), .init(key: LayoutKey(namespace: "alice", name: "feed"), version: 2),
+        ])
+        #expect(ReadyInfo(frame: three.frame) == three)
+        #expect((ControlJSON.object(three.frame)?["keys"] as? [[Any]])?.map(\.count) == [2, 3])
+        #expect(ReadyInfo(frame: Array(#"{"protocol":4,"worker":"w","credit":8,"threads":1,"keys":[["feed",4,"",-1]]}"#.utf8)) == nil)
         let old = ReadyInfo(frame: Array(#"{"protocol":1,"worker":"w","credit":8,"threads":1,"keys":[["feed",4]]}"#.utf8))
         #expect(old?.extensionVersion == 1 && old?.keys == [.init(key: "feed", version: 4)])
 
@@ -78,7 +85,7 @@ import Testing
 
     @Test func commandsKeepTheirMDPNumbers() {
         #expect(WorkerCommand.allCases.map(\.rawValue) == [0x01, 0x02, 0x03, 0x04, 0x05, 0x81, 0x82, 0x83])
-        #expect(WorkerProtocol.extensionVersion == 3)
+        #expect(WorkerProtocol.extensionVersion == 4)
         #expect(WorkerProtocol.header == Array("MDPW01".utf8))
     }
 

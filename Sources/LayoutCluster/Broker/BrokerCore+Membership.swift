@@ -23,6 +23,8 @@ extension BrokerCore {
         counters.workersJoined += 1
         logger.info("worker joined", metadata: ["worker": "\(worker.name)", "address": "\(address)", "credit": "\(worker.credit)", "keys": "\(ready.keys.count)"])
         adopt(ready.keys, from: worker)
+        // The epoch first, before any request: the worker stamps what it changes for this broker with it.
+        _ = output.send(.heartbeat, to: routingID)
         rebalance(toward: worker)
     }
 
@@ -51,7 +53,7 @@ extension BrokerCore {
             guard let record = keys[entry.key] else {
                 let record = KeyRecord(key: entry.key)
                 record.kept = true
-                record.knownOnlyFromReady = true
+                record.epoch = entry.epoch
                 record.version = entry.version
                 keys[entry.key] = record
                 setOwner(record, worker)
@@ -59,9 +61,10 @@ extension BrokerCore {
             }
             if let owner = record.owner, owner.isConnected {
                 guard owner !== worker else { continue }
-                // A change acknowledged through this broker outranks any copy from before: versions
-                // restarted with the broker's memory, so they do not order the two.
-                guard record.knownOnlyFromReady, entry.version > record.version, record.isSettled, record.inFlight == 0, record.held.isEmpty else {
+                // Ordered by (epoch, version): a change acknowledged through this broker outranks any copy
+                // from before it (versions restarted with the broker's memory); among copies of one
+                // earlier broker, the higher version has the acknowledged changes the other missed.
+                guard (entry.epoch, entry.version) > (record.epoch, record.version), record.isSettled, record.inFlight == 0, record.held.isEmpty else {
                     stale.append(entry.key)
                     continue
                 }
@@ -72,17 +75,19 @@ extension BrokerCore {
                 superseded[ObjectIdentifier(owner), default: (owner, [])].keys.append(entry.key)
                 recipes.remove(entry.key)
                 record.version = entry.version
+                record.epoch = entry.epoch
                 record.kept = true
                 setOwner(record, worker)
                 counters.supersededCopies += 1
                 continue
             }
-            guard record.isSettled, entry.version >= record.version else {
+            guard record.isSettled, (entry.epoch, entry.version) >= (record.epoch, record.version) else {
                 stale.append(entry.key)
                 continue
             }
             if entry.version != record.version || !record.kept { recipes.remove(entry.key) }
             record.version = entry.version
+            record.epoch = entry.epoch
             record.kept = true
             setOwner(record, worker)
             flushHeld(record)

@@ -122,10 +122,15 @@ extension BrokerCore {
     func restoreFinished(_ record: KeyRecord, header: RestoreHeader, at worker: WorkerRecord, outcome: RestoreOutcome?) {
         guard case .restoring(let target, let previous) = record.phase, target === worker else { return }
         if case .failed(let code, _)? = outcome, code == WireError.Code.busy.rawValue, record.kept, worker.isAlive {
-            // The worker's queue was full and it changed nothing: the rebuild goes again.
+            // The worker's queue was full and it changed nothing: the rebuild goes again, once the
+            // requests sent behind it have come back (keyQuieted).
             setPhase(record, .queued(target: worker))
-            enqueueRestore(record.key, at: worker, urgent: true)
             setOwner(record, previous)
+            if record.inFlight > 0 {
+                record.rebuildWhenQuiet = true
+            } else {
+                enqueueRestore(record.key, at: worker, urgent: true)
+            }
             return
         }
         setPhase(record, .settled)

@@ -79,7 +79,7 @@ extension BrokerCore {
             return
         }
         guard operation.changesLayout, let version = summary.version else { return }
-        record.knownOnlyFromReady = false
+        record.epoch = epoch
         switch operation {
         case .prepare:
             record.kept = true
@@ -125,6 +125,12 @@ extension BrokerCore {
 
     /// After a reply or rebuild on `record`: a drained key continues its move.
     func keyQuieted(_ record: KeyRecord) {
-        if record.inFlight == 0, case .draining = record.phase { drained(record) }
+        guard record.inFlight == 0 else { return }
+        if case .draining = record.phase { drained(record) }
+        if record.rebuildWhenQuiet, case .queued(let target) = record.phase {
+            record.rebuildWhenQuiet = false
+            enqueueRestore(record.key, at: target, urgent: true)
+            pumpRestores(at: target)
+        }
     }
 }

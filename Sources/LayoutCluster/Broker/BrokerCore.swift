@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import LayoutServer
 import LayoutWire
 import Logging
@@ -40,6 +41,8 @@ final class BrokerCore {
     /// While set: the broker has just started and holds requests on keys until then (`BrokerCore+Rejoin`).
     var rejoinUntil: Nanos?
     var rejoinHeld: [ClientRequest] = []
+    /// Client requests admitted so far: each one's place in arrival order.
+    var nextRequestSequence: UInt64 = 0
     let recipes: RecipeBook
     var pending: [RequestToken: Pending] = [:]
     /// Tokens start at a random point, so a worker's late reply to an earlier broker process is never
@@ -60,7 +63,14 @@ final class BrokerCore {
     /// Subscriptions on the events socket, by topic prefix, as XPUB reports them through the proxy.
     var subscriptions: [[UInt8]: Int] = [:]
 
-    init(settings: Settings, output: any BrokerOutput, stats: ServerStats = ServerStats(), logger: Logger) {
+    /// This broker process's epoch: its start in milliseconds since 1970, so a restarted broker's is
+    /// greater (issue 14). Workers stamp the changes they make for it, and a restarted broker orders
+    /// copies of a key by (epoch, version). Without a journal, this rests on the clock not going back
+    /// between two starts (docs/PROTOCOL.md §10.9).
+    let epoch: UInt64
+
+    init(settings: Settings, output: any BrokerOutput, stats: ServerStats = ServerStats(), epoch: UInt64? = nil, logger: Logger) {
+        self.epoch = epoch ?? UInt64(max(0, Date().timeIntervalSince1970 * 1000))
         self.settings = settings
         self.stats = stats
         self.output = output
@@ -79,7 +89,8 @@ final class BrokerCore {
     func clientRequest(envelope: Envelope, body: HeldBody, caller: Caller? = nil, now: Nanos) {
         let route = body.withUnsafeBytes { RequestRoute(scanning: $0) }
         clientsInFlight += 1
-        let request = ClientRequest(envelope: envelope, body: body, route: route, caller: caller, arrived: now)
+        nextRequestSequence += 1
+        let request = ClientRequest(envelope: envelope, body: body, route: route, caller: caller, arrived: now, sequence: nextRequestSequence)
         if rejoinUntil != nil, request.key != nil || route.operation == .list {
             holdUntilRejoined(request)
             return
@@ -155,7 +166,7 @@ final class BrokerCore {
     func hold(_ request: ClientRequest, on record: KeyRecord) {
         // In arrival order: a request sent on and come back (its rebuild did not happen) goes before
         // those that arrived after it and waited here.
-        if let later = record.held.firstIndex(where: { $0.arrived > request.arrived }) {
+        if let later = record.held.firstIndex(where: { $0.sequence > request.sequence }) {
             record.held.insert(request, at: later)
         } else {
             record.held.append(request)

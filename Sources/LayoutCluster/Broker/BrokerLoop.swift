@@ -459,7 +459,10 @@ extension BrokerLoop: BrokerOutput {
                 try back.send(WorkerMessageHead.empty, flags: .sendMore)
                 try back.send(request.frame)
             case .heartbeat:
-                try back.send(WorkerCommand.heartbeat.frame)
+                // The broker's epoch (protocol 4); a worker of an earlier protocol ignores the frame.
+                try back.send(WorkerCommand.heartbeat.frame, flags: .sendMore)
+                var epoch = (core?.epoch ?? 0).littleEndian
+                try back.send(withUnsafeBytes(of: &epoch) { Array($0) })
             case .disconnect:
                 try back.send(WorkerCommand.disconnect.frame)
             }

@@ -104,9 +104,9 @@ final class KeyRecord {
     var version = 0
     /// Whether a layout is kept under the key.
     var kept = false
-    /// Whether all the broker knows of the key came from a worker's READY (after a restart): no change
-    /// to it was acknowledged through this broker. Only then may a newer copy reported later replace it.
-    var knownOnlyFromReady = false
+    /// The epoch its state was last changed under: this broker's once a change is acknowledged through
+    /// it, else what the READY that brought it reported. Copies are ordered by (epoch, version).
+    var epoch: UInt64 = 0
     var contentSize: Size?
     /// Requests on the key sent to its owner and not answered (rebuilds and snapshots included).
     var inFlight = 0
@@ -114,6 +114,9 @@ final class KeyRecord {
     var snapshotInFlight = false
     /// Requests waiting for a move, in arrival order.
     var held: [ClientRequest] = []
+    /// A rebuild refused busy goes again only once the requests sent behind it are back: they found no
+    /// layout and wait here again, and nothing sent after them may overtake them.
+    var rebuildWhenQuiet = false
     var phase = Phase.settled
 
     init(key: LayoutKey) {
@@ -145,14 +148,17 @@ final class ClientRequest {
     /// The key a keyed op works on, in its namespace; nil for other ops.
     let key: LayoutKey?
     let arrived: Nanos
+    /// Its place in arrival order at this broker (two requests may arrive in one clock tick).
+    let sequence: UInt64
 
-    init(envelope: Envelope, body: HeldBody, route: RequestRoute, caller: Caller? = nil, arrived: Nanos) {
+    init(envelope: Envelope, body: HeldBody, route: RequestRoute, caller: Caller? = nil, arrived: Nanos, sequence: UInt64 = 0) {
         self.envelope = envelope
         self.body = body
         self.route = route
         self.caller = caller
         key = RoutingKey.key(of: route, body: body, caller: caller)
         self.arrived = arrived
+        self.sequence = sequence
     }
 
     /// The op name for stats (`unknown` when the body named none).

@@ -37,9 +37,13 @@ public struct ReadyInfo: Sendable, Hashable {
         /// The layout's key in its namespace ("" without CURVE).
         public var key: LayoutKey
         public var version: Int
-        public init(key: LayoutKey, version: Int) {
+        /// The epoch of the broker the layout was last changed under (protocol 4; 0: unknown). Copies of
+        /// a key are ordered by (epoch, version): a broker's versions start again when it restarts.
+        public var epoch: UInt64
+        public init(key: LayoutKey, version: Int, epoch: UInt64 = 0) {
             self.key = key
             self.version = version
+            self.epoch = epoch
         }
     }
 
@@ -54,8 +58,12 @@ public struct ReadyInfo: Sendable, Hashable {
     public var frame: [UInt8] {
         ControlJSON.encode([
             "protocol": extensionVersion, "worker": workerID, "credit": credit, "threads": threads,
-            // `[name, version]`, and the namespace third when there is one (protocol 2).
-            "keys": keys.map { $0.key.namespace.isEmpty ? [$0.key.name, $0.version] : [$0.key.name, $0.version, $0.key.namespace] as [Any] },
+            // `[name, version]`, and the namespace third when there is one (protocol 2); from protocol 4
+            // `[name, version, namespace, epoch]`, the namespace "" for the shared one.
+            "keys": keys.map { entry -> [Any] in
+                if extensionVersion >= WorkerProtocol.epochVersion { return [entry.key.name, entry.version, entry.key.namespace, entry.epoch] }
+                return entry.key.namespace.isEmpty ? [entry.key.name, entry.version] : [entry.key.name, entry.version, entry.key.namespace]
+            },
         ])
     }
 
@@ -66,10 +74,15 @@ public struct ReadyInfo: Sendable, Hashable {
         var pairs: [KeyVersion] = []
         pairs.reserveCapacity(keys.count)
         for entry in keys {
-            guard entry.count == 2 || entry.count == 3, let name = entry[0] as? String, let version = ControlJSON.int(entry[1]) else { return nil }
-            let namespace = entry.count == 3 ? entry[2] as? String : ""
+            guard (2...4).contains(entry.count), let name = entry[0] as? String, let version = ControlJSON.int(entry[1]) else { return nil }
+            let namespace = entry.count >= 3 ? entry[2] as? String : ""
             guard let namespace else { return nil }
-            pairs.append(KeyVersion(key: LayoutKey(namespace: namespace, name: name), version: version))
+            var epoch: UInt64 = 0
+            if entry.count == 4 {
+                guard let value = ControlJSON.int(entry[3]), value >= 0 else { return nil }
+                epoch = UInt64(value)
+            }
+            pairs.append(KeyVersion(key: LayoutKey(namespace: namespace, name: name), version: version, epoch: epoch))
         }
         self.init(extensionVersion: version, workerID: worker, credit: credit, threads: threads, keys: pairs)
     }

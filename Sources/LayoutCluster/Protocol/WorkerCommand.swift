@@ -34,8 +34,11 @@ public enum WorkerProtocol {
     public static let serviceName = "layoutd"
     /// The version of layoutd's extensions; READY declares it. Version 2 adds CURVE namespaces: the
     /// caller's frame in REQUEST, a namespace in READY's keys, RESTORE's header and RELEASE, and in events.
-    /// Version 3 adds SNAPSHOT.
-    public static let extensionVersion = 3
+    /// Version 3 adds SNAPSHOT. Version 4 adds epochs: the broker's epoch in its HEARTBEAT, and the
+    /// epoch each kept layout was last changed under in READY's keys.
+    public static let extensionVersion = 4
+    /// The first version with epochs.
+    public static let epochVersion = 4
     /// The first version with SNAPSHOT: a broker asks only workers of this version or later for one.
     public static let snapshotVersion = 3
     /// The first version with namespaces: the oldest a broker with CURVE takes.

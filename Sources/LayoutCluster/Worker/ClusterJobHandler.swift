@@ -7,7 +7,8 @@ import LayoutWire
 /// broker's RESTORE and SNAPSHOT, ordered with the key's other requests like any op on that key.
 struct ClusterJobHandler: JobHandler {
     enum Job: Sendable {
-        case request(RequestHandler.Admitted)
+        /// A client's request, and the epoch of the broker that sent it.
+        case request(RequestHandler.Admitted, epoch: UInt64)
         case restore(RestoreJob)
         case snapshot(SnapshotJob)
         case release(LayoutKey)
@@ -27,19 +28,25 @@ struct ClusterJobHandler: JobHandler {
         case nil: break
         }
         switch handler.decode(body) {
-        case .run(let request, let key): return .run(.request(request), key: key)
+        case .run(let request, let key): return .run(.request(request, epoch: body.epoch), key: key)
         case .reply(let reply): return .reply(reply)
         }
     }
 
     func execute(_ job: Job) -> JobReply {
         switch job {
-        case .request(let request):
-            return handler.execute(request)
+        case .request(let request, let epoch):
+            let reply = handler.execute(request)
+            // A change is stamped with the epoch it was made under: READY reports it, and a restarted
+            // broker orders copies of a key by (epoch, version).
+            if reply.errorCode == nil, epoch > 0, let key = request.changedKey { store.stamp(key, epoch: epoch) }
+            return reply
         case .restore(let restore):
             let outcome = run(restore)
             switch outcome {
-            case .restored: return JobReply(body: ReplyBody(outcome.body), op: "restore", errorCode: nil)
+            case .restored:
+                if restore.epoch > 0 { store.stamp(restore.header.key, epoch: restore.epoch) }
+                return JobReply(body: ReplyBody(outcome.body), op: "restore", errorCode: nil)
             case .failed(let code, _): return JobReply(body: ReplyBody(outcome.body), op: "restore", errorCode: code)
             }
         case .snapshot(let snapshot):
@@ -102,6 +109,8 @@ struct ClusterJobHandler: JobHandler {
 struct RestoreJob: Sendable {
     var header: RestoreHeader
     var bodies: [RequestBody]
+    /// The epoch of the broker that asked for the rebuild.
+    var epoch: UInt64 = 0
 
     /// The recipe's frames as bodies of a caller of the key's namespace: the requests that made the
     /// layout came from such callers (only `prepare` and changes, which act in the caller's own
@@ -110,5 +119,18 @@ struct RestoreJob: Sendable {
         self.header = header
         let caller = Caller(namespace: header.namespace, isAdmin: false)
         bodies = frames.map { RequestBody($0, caller: caller) }
+    }
+}
+
+extension RequestHandler.Admitted {
+    /// The key a change acts on (in the caller's namespace); nil for an op that changes nothing.
+    var changedKey: LayoutKey? {
+        switch request.operation {
+        case .prepare(let r): return LayoutKey(namespace: caller.namespace, name: r.layout)
+        case .bounds(let r): return LayoutKey(namespace: caller.namespace, name: r.layout)
+        case .update(let r): return LayoutKey(namespace: caller.namespace, name: r.layout)
+        case .diff(let r): return LayoutKey(namespace: caller.namespace, name: r.layout)
+        case .ping, .layout, .query, .list, .drop: return nil
+        }
     }
 }

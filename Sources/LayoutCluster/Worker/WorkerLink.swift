@@ -37,6 +37,8 @@ final class WorkerLink {
     private let reconnectMaxNanos: Nanos
     /// When the broker was last heard from.
     private var lastHeard: Nanos = 0
+    /// The epoch of the broker this conversation is with, from its HEARTBEATs (protocol 4; 0 before one).
+    private var brokerEpoch: UInt64 = 0
     /// The wait before the next reconnect, doubling while reconnects fail.
     private var backoff: Nanos
     /// When to connect again while disconnected.
@@ -198,7 +200,9 @@ final class WorkerLink {
         lastHeard = now()
         membership.noteReadySent(at: lastHeard)
         let usage = pool.usage
-        let keys = store.summaries().map { ReadyInfo.KeyVersion(key: $0.key, version: $0.version) }
+        let keys = store.summaries().map { ReadyInfo.KeyVersion(key: $0.key, version: $0.version, epoch: $0.epoch) }
+        // A new conversation: until its broker's first HEARTBEAT, nothing is stamped.
+        brokerEpoch = 0
         let ready = ReadyInfo(workerID: workerID, credit: usage.threads + configuration.queueCapacity, threads: usage.threads, keys: keys)
         sendToBroker([WorkerCommand.ready.frame, Array(WorkerProtocol.serviceName.utf8), ready.frame])
         logger.info("worker joining", metadata: ["broker": "\(cluster.joinEndpoint ?? "")", "worker": "\(workerID)", "keys": "\(keys.count)"])
@@ -294,7 +298,7 @@ final class WorkerLink {
                 }
                 caller = named
             }
-            let body = RequestBody(last, caller: caller)
+            let body = RequestBody(last, caller: caller, epoch: brokerEpoch)
             if !accepting {
                 reply(token: token, body: WorkerErrorReplies.busy(body, message: "the daemon is shutting down"))
             } else if !pool.submit(envelope: Envelope([token.frame]), body: body) {
@@ -310,7 +314,8 @@ final class WorkerLink {
                 reply(token: token, body: RestoreOutcome.failed(code: "internal", message: "malformed RESTORE").body)
                 return true
             }
-            let job = RestoreJob(header: header, frames: frames.dropFirst())
+            var job = RestoreJob(header: header, frames: frames.dropFirst())
+            job.epoch = brokerEpoch
             let body = brokerJobs.submit(.restore(job))
             if !pool.submit(envelope: Envelope([token.frame]), body: body) {
                 // Nothing changed here: the broker sends it again.
@@ -342,7 +347,10 @@ final class WorkerLink {
                 }
             }
         case .heartbeat:
-            break
+            // Protocol 4: the broker's epoch, which the changes it sends are stamped with.
+            if head.count == 3, let epoch = last.withUnsafeBytes({ $0.count == 8 ? UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) : nil }) {
+                brokerEpoch = epoch
+            }
         case .disconnect:
             // The broker ended the conversation (it restarted, or declared this worker dead): start a
             // new one, at once the first time, then backing off while it keeps refusing.

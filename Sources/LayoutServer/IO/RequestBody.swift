@@ -18,20 +18,24 @@ public final class RequestBody: @unchecked Sendable {
     public let caller: Caller
     /// The binary frames sent after the body (PROTOCOL.md §2), which its size columns may name.
     public let attachments: [RequestBody]
+    /// On a cluster worker: the epoch of the broker that sent it (0 elsewhere).
+    public let epoch: UInt64
 
     /// A body received by a socket: by the daemon's I/O thread, or by a front of the caller's own (the
     /// cluster worker's link to its broker).
-    public init(_ message: consuming Message, caller: Caller = .anonymous, attachments: [RequestBody] = []) {
+    public init(_ message: consuming Message, caller: Caller = .anonymous, attachments: [RequestBody] = [], epoch: UInt64 = 0) {
         storage = .message(message)
         self.caller = caller
         self.attachments = attachments
+        self.epoch = epoch
     }
 
     /// A body from bytes (tests, and callers outside a socket).
-    public init(_ bytes: [UInt8], caller: Caller = .anonymous, attachments: [RequestBody] = []) {
+    public init(_ bytes: [UInt8], caller: Caller = .anonymous, attachments: [RequestBody] = [], epoch: UInt64 = 0) {
         storage = .bytes(bytes)
         self.caller = caller
         self.attachments = attachments
+        self.epoch = epoch
     }
 
     public var count: Int {

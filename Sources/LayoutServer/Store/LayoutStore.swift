@@ -39,12 +39,16 @@ public final class LayoutStore: Sendable {
         public var version: Int
         public var items: Int
         public var bytes: Int
+        /// The epoch the layout was last changed under (a cluster worker's; 0 elsewhere).
+        public var epoch: UInt64 = 0
     }
 
     private struct State: ~Copyable {
         var entries: [LayoutKey: Entry] = [:]
         /// The last version of every key seen, kept after drop/evict so versions never restart.
         var lastVersions: [LayoutKey: Int] = [:]
+        /// A cluster worker's: the broker epoch each key was last changed under (see `stamp`).
+        var epochs: [LayoutKey: UInt64] = [:]
         var totalBytes = 0
         var clock: UInt64 = 0
     }
@@ -168,17 +172,27 @@ public final class LayoutStore: Sendable {
     public func release(_ key: LayoutKey) -> Bool {
         state.withLock { state in
             state.lastVersions[key] = nil
+            state.epochs[key] = nil
             guard let old = state.entries.removeValue(forKey: key) else { return false }
             state.totalBytes -= old.bytes
             return true
         }
     }
 
+    /// Records that `key` was last changed under `epoch` (a cluster worker's broker epoch), which READY
+    /// reports with its version; never goes back.
+    public func stamp(_ key: LayoutKey, epoch: UInt64) {
+        state.withLock { state in
+            if epoch > state.epochs[key] ?? 0 { state.epochs[key] = epoch }
+        }
+    }
+
     /// The kept layouts of `namespace` (nil: of every namespace), sorted by namespace, then key.
     public func summaries(in namespace: String? = nil) -> [Summary] {
         state.withLock { state in
-            state.entries.lazy.filter { namespace == nil || $0.key.namespace == namespace }.map { key, entry in
-                Summary(key: key, version: entry.version, items: entry.layout.itemCount, bytes: entry.bytes)
+            let epochs = state.epochs
+            return state.entries.lazy.filter { namespace == nil || $0.key.namespace == namespace }.map { key, entry in
+                Summary(key: key, version: entry.version, items: entry.layout.itemCount, bytes: entry.bytes, epoch: epochs[key] ?? 0)
             }
             .sorted { $0.key < $1.key }
         }

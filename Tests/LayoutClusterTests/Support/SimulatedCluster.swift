@@ -28,17 +28,20 @@ final class SimulatedCluster: BrokerOutput {
     private var nextDescriptor: Int32 = 100
 
     private let makeCore: (SimulatedCluster) -> BrokerCore
+    /// Each broker process's epoch: a restarted one's is greater, as a real one's clock makes it.
+    private(set) var brokerEpochs: UInt64 = 1_000
 
     init(recipeBytes: Int = 1 << 30, restoresPerWorker: Int = 2, secured: Bool = false, compaction: CompactionPolicy = CompactionPolicy()) {
         makeCore = { output in
             var logger = Logger(label: "simulated-broker")
             logger.logLevel = .critical
+            output.brokerEpochs += 1
             return BrokerCore(
                 settings: .init(
                     heartbeatNanos: 1_000_000_000, liveness: 3, recipeBytes: recipeBytes, restoresPerWorker: restoresPerWorker, secured: secured,
                     compaction: compaction
                 ),
-                output: output, logger: logger
+                output: output, epoch: output.brokerEpochs, logger: logger
             )
         }
         core = makeCore(self)
@@ -114,7 +117,7 @@ final class SimulatedCluster: BrokerOutput {
             let order = orders.removeFirst()
             queued[worker.routingID] = orders
             delivered += 1
-            guard let (token, reply) = worker.run(order), let record = core.byRoutingID[worker.routingID] else { continue }
+            guard let (token, reply) = worker.run(order, brokerEpoch: core.epoch), let record = core.byRoutingID[worker.routingID] else { continue }
             core.workerReply(from: record, token: token, body: HeldBody(reply.bytes), leading: reply.leadingFrame)
         }
     }
@@ -184,22 +187,28 @@ final class SimulatedWorker {
     }
 
     func ready(keys: [ReadyInfo.KeyVersion]?) -> ReadyInfo {
-        ReadyInfo(extensionVersion: protocolVersion, workerID: name, credit: 64, threads: 2, keys: keys ?? store.summaries().map { .init(key: $0.key, version: $0.version) })
+        ReadyInfo(extensionVersion: protocolVersion, workerID: name, credit: 64, threads: 2, keys: keys ?? store.summaries().map { .init(key: $0.key, version: $0.version, epoch: $0.epoch) })
     }
 
-    /// Runs one order; the token and reply for requests, rebuilds and snapshots.
-    func run(_ order: WorkerOrder) -> (RequestToken, ReplyBody)? {
+    /// The epoch of the broker it last heard a HEARTBEAT from.
+    var brokerEpoch: UInt64 = 0
+
+    /// Runs one order from the broker of `brokerEpoch` (a HEARTBEAT carries it); the token and reply for
+    /// requests, rebuilds and snapshots.
+    func run(_ order: WorkerOrder, brokerEpoch epochOfSender: UInt64 = 0) -> (RequestToken, ReplyBody)? {
         switch order {
         case .request(let token, let body, let caller):
             // The caller's frame as the worker reads it off the wire.
             let received = caller.flatMap { Caller(workerFrame: $0.workerFrame) } ?? .anonymous
-            return (token, execute(RequestBody(body.array, caller: received)))
+            return (token, execute(RequestBody(body.array, caller: received, epoch: brokerEpoch)))
         case .restore(let token, let header, let bodies):
             if refusesRestores || restoresToRefuse > 0 {
                 restoresToRefuse = max(0, restoresToRefuse - 1)
                 return (token, ReplyBody(RestoreOutcome.failed(code: "busy", message: "the worker's queue is full").body))
             }
-            let body = brokerJobs.submit(.restore(RestoreJob(header: RestoreHeader(frame: header.frame) ?? header, frames: bodies.map(\.array))))
+            var job = RestoreJob(header: RestoreHeader(frame: header.frame) ?? header, frames: bodies.map(\.array))
+            job.epoch = brokerEpoch
+            let body = brokerJobs.submit(.restore(job))
             return (token, execute(body))
         case .snapshot(let token, let request):
             // A worker of protocol 2 would not know the command (the broker must not send it one).
@@ -209,7 +218,10 @@ final class SimulatedWorker {
         case .release(let keys):
             for key in ReleaseFrames.decode(ReleaseFrames.encode(keys)) { store.release(key) }
             return nil
-        case .heartbeat, .disconnect:
+        case .heartbeat:
+            brokerEpoch = epochOfSender
+            return nil
+        case .disconnect:
             return nil
         }
     }
