@@ -121,8 +121,9 @@ extension BrokerCore {
     /// A rebuild's answer: the key is settled at its new owner, and the worker it left forgets it.
     func restoreFinished(_ record: KeyRecord, header: RestoreHeader, at worker: WorkerRecord, outcome: RestoreOutcome?) {
         guard case .restoring(let target, let previous) = record.phase, target === worker else { return }
-        if case .failed(let code, _)? = outcome, code == WireError.Code.busy.rawValue, record.kept, worker.isAlive {
-            // The worker's queue was full and it changed nothing: the rebuild goes again, once the
+        if case .failed(let code, _)? = outcome, code == WireError.Code.busy.rawValue, worker.isAlive {
+            // The worker's queue was full and it changed nothing: the rebuild goes again (a version-only
+            // one too, or the key's count would start over there: issue 14), once the
             // requests sent behind it have come back (keyQuieted).
             setPhase(record, .queued(target: worker))
             setOwner(record, previous)
