@@ -87,10 +87,7 @@ extension Socket {
         guard var frame = try receive(flags: flags) else { return nil }
         while frame.more {
             leading(frame)
-            guard let next = try receive(flags: .dontWait) else {
-                throw ZeroMQError(code: .again, operation: "zmq_msg_recv")
-            }
-            frame = next
+            frame = try receiveFollowingFrame()
         }
         return frame
     }

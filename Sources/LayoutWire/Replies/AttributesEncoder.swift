@@ -12,8 +12,6 @@ public struct Attributes: Sendable {
     /// With the binary format: the columns, made when the attributes are, which the reply sends as
     /// frames after its JSON header (whose description of them needs their count).
     public private(set) var binaryColumns: BinaryColumns?
-    /// Whether the binary format may send the engine's own frame columns (off only to compare).
-    var sharesEngineColumns = true
 
     public init(layout: PreparedLayout, selection: AttributeSelection, format: AttributesFormat, pinning: Pinning = .none, dynamics: ScrollDynamics? = nil) {
         self.layout = layout

@@ -117,9 +117,6 @@ public final class SharedColumn: Sendable {
 /// Built once, when the reply is made: the header names each column's count, so the columns must be
 /// known before the header is written.
 public struct BinaryColumns: Sendable {
-    /// `kind` values index this list.
-    public static let kindNames = ["cell", "header", "footer", "decoration"]
-
     /// Elements in each column.
     public private(set) var count: Int
     /// In frame order: `kind`, `section`, `item`, `x`, `y`, `width`, `height`, and `zIndex` with pinning.
@@ -168,12 +165,9 @@ public struct BinaryColumns: Sendable {
                 filled += 1
             }
         }
-        // Never more than counted; fewer only if the layout disagreed with its own element count (then
-        // nothing is shared: a shared column holds them all).
-        if filled < count, shared != nil {
-            self = BinaryColumns(copying: attributes)
-            return
-        }
+        // Never more than counted; fewer only if the layout disagreed with its own element count. Shared
+        // columns are taken only where the selection is exactly those cells (`sharedFrames`), so they
+        // always hold `filled` values.
         self.count = filled
         columns = [
             BinaryColumn(name: "kind", type: .uint8, count: filled, bytes: .owned(kinds)),
@@ -195,18 +189,11 @@ public struct BinaryColumns: Sendable {
         }
     }
 
-    /// The same columns, every one filled (none shared).
-    private init(copying attributes: Attributes) {
-        var copy = attributes
-        copy.sharesEngineColumns = false
-        self.init(copy)
-    }
-
     /// The frame columns of a layout whose answer they are, whole; nil where they cannot be shared.
     private static func sharedFrames(of attributes: Attributes, count: Int) -> (xs: [Double], ys: [Double]?, widths: [Double], heights: [Double])? {
         #if _endian(little)
         let layout = attributes.layout
-        guard attributes.sharesEngineColumns, case .all = attributes.selection, layout.sectionCount == 1 else { return nil }
+        guard case .all = attributes.selection, layout.sectionCount == 1 else { return nil }
         let cells = layout.sectionFrames[0].cells
         guard cells.xs.count == count, count == layout.elementCount, count > 0 else { return nil }
         return (cells.xs, layout.sectionTops[0] == 0 ? cells.ys : nil, cells.widths, cells.heights)
