@@ -33,6 +33,12 @@ let package = Package(
             providers: [.apt(["libzmq3-dev"])]
         ),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        .systemLibrary(
+            name: "CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The journal of acknowledged changes (docs/DURABILITY.md): engine and wire below it, server above.
+        .target(name: "LayoutJournal", dependencies: ["CSQLite", "LayoutEngine", "LayoutWire"]),
         .target(name: "CMallocTuning"),
         // Deterministic inputs shared by the test targets and the benchmarks.
         .target(name: "LayoutTestKit"),
@@ -51,7 +57,7 @@ let package = Package(
         .target(
             name: "LayoutServer",
             dependencies: [
-                "ZeroMQ", "LayoutEngine", "LayoutWire", "CMallocTuning",
+                "ZeroMQ", "LayoutEngine", "LayoutWire", "LayoutJournal", "CMallocTuning",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -126,9 +132,10 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
+        .testTarget(name: "LayoutJournalTests", dependencies: ["LayoutJournal"]),
         .testTarget(name: "LayoutWireTests", dependencies: ["LayoutWire", "LayoutEngine", "LayoutTestKit"]),
         .testTarget(name: "LayoutClusterTests", dependencies: ["LayoutCluster", "LayoutServer", "LayoutWire", "LayoutEngine", "ZeroMQ", "LayoutTestKit"]),
-        .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutCluster", "LayoutClient", "ZeroMQ", "LayoutWire", "LayoutEngine", "LayoutTestKit"]),
+        .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutCluster", "LayoutClient", "ZeroMQ", "LayoutWire", "LayoutEngine", "LayoutJournal", "LayoutTestKit"]),
     ]
 )
 

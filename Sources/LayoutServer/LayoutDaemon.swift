@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LayoutEngine
+import LayoutJournal
 import LayoutWire
 import Logging
 import ServiceLifecycle
@@ -57,16 +58,23 @@ public struct LayoutDaemon: Service {
             try ZAPHandler.start(context: context, access: access, logger: logger)
         }
         let mailbox = try Mailbox<IOMessage>()
-        let store = LayoutStore(capacityBytes: configuration.storeCapacityBytes) { change in
+        let journal = try openJournal(stats: stats)
+        let store = LayoutStore(capacityBytes: configuration.storeCapacityBytes, backing: journal == nil ? .memoryOnly : .journal) { change in
             let (namespace, event) = change.event
             mailbox.post(.event(namespace: namespace, topic: event.topic, body: event.body))
         }
-        let handler = RequestHandler(store: store, stats: stats, limits: configuration.inputLimits, startedAt: Date())
+        let durable = journal.map { DurableLayouts(journal: $0, store: store, limits: self.configuration.inputLimits, stats: stats, logger: self.logger) }
+        let handler = RequestHandler(store: store, stats: stats, limits: configuration.inputLimits, startedAt: Date(), durable: durable)
         let pool = WorkerPool(workers: configuration.resolvedWorkers, queueCapacity: configuration.queueCapacity, handler: handler, stats: stats) { reply in
             mailbox.post(.reply(reply))
         }
+        let snapshot: @Sendable () -> StatsSnapshot = {
+            var snapshot = stats.snapshot(pool: pool.usage, store: store.usage)
+            snapshot.journal = durable.map { stats.journalReport($0, evictions: store.evictions) }
+            return snapshot
+        }
         let exposition: @Sendable () -> [UInt8] = {
-            stats.metrics.exposition(of: stats.snapshot(pool: pool.usage, store: store.usage), process: ProcessUsage.current())
+            stats.metrics.exposition(of: snapshot(), process: ProcessUsage.current())
         }
         let health = DaemonHealth()
         let running = RunningDaemon(mailbox: mailbox, access: access, health: health)
@@ -81,7 +89,7 @@ public struct LayoutDaemon: Service {
                     submit: { envelope, body in pool.submit(envelope: envelope, body: body) },
                     statsAnswer: { kind in
                         switch kind {
-                        case .stats: return stats.snapshot(pool: pool.usage, store: store.usage).jsonBytes()
+                        case .stats: return snapshot().jsonBytes()
                         case .metrics: return exposition()
                         }
                     },
@@ -92,6 +100,7 @@ public struct LayoutDaemon: Service {
             } catch {
                 bound.set(.failure(ServerError("cannot bind: \(error)")))
                 context.terminate()
+                durable?.close()
                 running.markStopped()
                 return
             }
@@ -99,21 +108,52 @@ public struct LayoutDaemon: Service {
             bound.set(.success((loop.frontEndpoint, loop.eventsEndpoint, loop.statsEndpoint)))
             loop.run()
             context.terminate()
+            // Every admitted change is answered by now: what the journal still queues is committed first.
+            durable?.close()
             running.markStopped()
         }
         thread.name = "layoutd-io"
         thread.start()
         let endpoints = try bound.wait().get()
         running.setEndpoints(front: endpoints.0, events: endpoints.1, stats: endpoints.2)
+        durable?.restoreInBackground(concurrency: configuration.resolvedRestoreConcurrency)
         if let httpAddress {
+            // Not ready while the journal cannot write: changes are refused then (queries still served).
+            let readiness: @Sendable () -> String? = {
+                durable?.journal.unwritableReason.map { "the journal cannot write: \($0)" }
+            }
             do {
-                running.attach(try OperationsServer(address: httpAddress, routes: OperationsRoutes(health: health, metrics: exposition)))
+                running.attach(try OperationsServer(address: httpAddress, routes: OperationsRoutes(health: health, metrics: exposition, readiness: readiness)))
             } catch {
                 running.stop()
                 throw ServerError("cannot bind http \(httpAddress): \(error)")
             }
         }
         return running
+    }
+}
+
+extension LayoutDaemon {
+    /// The configured journal, opened and its index read; nil for `none`. A journal that cannot be used
+    /// (unreadable, of another format or role) stops the start with a message that says why.
+    fileprivate func openJournal(stats: ServerStats) throws -> Journal? {
+        let logger = self.logger
+        do {
+            return try Journal.open(
+                configuration.journalURL, role: .daemon, durability: configuration.journalDurability,
+                syncMillis: configuration.journalSyncMillis, compaction: configuration.journalCompaction,
+                onCommit: { stats.recordJournalCommit(micros: $0.micros) },
+                onHealthChange: { writable, reason in
+                    if writable {
+                        logger.notice("the journal writes again; changes are accepted")
+                    } else {
+                        logger.error("the journal cannot write; changes are refused until it can", metadata: ["reason": "\(reason ?? "unknown")"])
+                    }
+                }
+            )
+        } catch {
+            throw ServerError("journal \(configuration.journalURL): \(error.message)")
+        }
     }
 }
 

@@ -50,6 +50,12 @@ struct LayoutdCommand: AsyncParsableCommand {
     @Option(name: .customLong("client-keys-file"), help: "CURVE: the clients admitted (public keys, names, admin); reread on SIGHUP.")
     var clientKeysFile: String?
 
+    @Option(help: "Where acknowledged changes are kept: sqlite:PATH (default sqlite:data/layoutd.db), postgres://…, or none.")
+    var journal: String?
+
+    @Option(name: .customLong("journal-durability"), help: "sync (a reply waits for the disk) or async (default: the disk within journal.syncMillis).")
+    var journalDurability: String?
+
     @Option(help: "single (default: one process serving everything), broker or worker.")
     var role: String?
 
@@ -93,6 +99,8 @@ struct LayoutdCommand: AsyncParsableCommand {
         if let logLevel { overrides["log.level"] = .init(.string(logLevel), isSecret: false) }
         if let serverSecretKeyFile { overrides["security.serverSecretKeyFile"] = .init(.string(serverSecretKeyFile), isSecret: false) }
         if let clientKeysFile { overrides["security.clientKeysFile"] = .init(.string(clientKeysFile), isSecret: false) }
+        if let journal { overrides["journal.url"] = .init(.string(journal), isSecret: false) }
+        if let journalDurability { overrides["journal.durability"] = .init(.string(journalDurability), isSecret: false) }
         if let role { overrides["role"] = .init(.string(role), isSecret: false) }
         if let back { overrides["cluster.back"] = .init(.string(back), isSecret: false) }
         if let eventsIn { overrides["cluster.eventsIn"] = .init(.string(eventsIn), isSecret: false) }

@@ -5,12 +5,16 @@ import ZeroMQ
 /// The real `layoutd` executable: SIGTERM while a large job runs still answers it, then exits 0.
 @Suite struct ShutdownTests {
     @Test func sigtermWhileALargeJobRunsAnswersItAndExitsZero() throws {
+        let journalFolder = NSTemporaryDirectory() + "layoutd-shutdown-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: journalFolder) }
         let ports = try (0..<3).map { _ in try freePort() }
         let process = Process()
         process.executableURL = try layoutdExecutable()
         process.arguments = [
             "--front", "tcp://127.0.0.1:\(ports[0])", "--events", "tcp://127.0.0.1:\(ports[1])",
             "--stats", "tcp://127.0.0.1:\(ports[2])", "--http", "", "--log-level", "warning",
+            // The default journal, in a folder of this test's own: a stop waits for it to close too.
+            "--journal", "sqlite:\(journalFolder)/layoutd.db",
         ]
         process.standardOutput = FileHandle.nullDevice
         try process.run()

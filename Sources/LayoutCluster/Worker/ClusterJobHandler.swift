@@ -75,30 +75,16 @@ struct ClusterJobHandler: JobHandler {
             _ = store.restore(nil, forKey: storeKey, version: version + 1)
             return .failed(code: code.rawValue, message: message)
         }
-        let scratch = LayoutStore(capacityBytes: .max) { _ in }
-        _ = scratch.restore(nil, forKey: storeKey, version: job.header.base - 1)
-        let replay = RequestHandler(store: scratch, stats: stats, limits: limits, startedAt: Date())
-        for (index, body) in job.bodies.enumerated() {
-            switch replay.decode(body) {
-            case .reply(let reply):
-                return fail(.internal, "recipe entry \(index) does not decode: \(String(decoding: reply.body.bytes.prefix(300), as: UTF8.self))")
-            case .run(let request, let requestKey):
-                guard requestKey == storeKey.schedulingKey else { return fail(.internal, "recipe entry \(index) is for another key") }
-                let reply = replay.execute(request)
-                if let code = reply.errorCode {
-                    return fail(WireError.Code(rawValue: code) ?? .internal, "recipe entry \(index) failed: \(String(decoding: reply.body.bytes.prefix(300), as: UTF8.self))")
-                }
-            }
+        let layout: PreparedLayout
+        switch RecipeReplay(key: storeKey, base: job.header.base, limits: limits, stats: stats).rebuild(from: job.bodies, version: version) {
+        case .success(let rebuilt): layout = rebuilt
+        case .failure(let error): return fail(error.code, error.message)
         }
-        guard let entry = scratch.entry(forKey: storeKey) else { return fail(.internal, "the recipe left no layout") }
-        guard entry.version == version else {
-            return fail(.internal, "the recipe reached version \(entry.version), not \(version)")
-        }
-        switch store.restore(entry.layout, forKey: storeKey, version: version) {
+        switch store.restore(layout, forKey: storeKey, version: version) {
         case .stored:
-            return .restored(layout: key, version: version, items: entry.layout.itemCount)
+            return .restored(layout: key, version: version, items: layout.itemCount)
         case .tooLarge:
-            return fail(.tooLarge, "the layout needs \(entry.layout.byteCount) bytes, more than this worker's store bound of \(store.capacityBytes)")
+            return fail(.tooLarge, "the layout needs \(layout.byteCount) bytes, more than this worker's store bound of \(store.capacityBytes)")
         case .stale, .versionConflict:
             return fail(.internal, "the store refused the rebuilt layout")
         }

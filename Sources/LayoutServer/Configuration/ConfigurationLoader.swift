@@ -1,4 +1,5 @@
 import Configuration
+import LayoutJournal
 import SystemPackage
 #if canImport(Glibc)
 import Glibc
@@ -18,6 +19,9 @@ import Glibc
 /// - `log.level` / `LAYOUTD_LOG_LEVEL`
 /// - `security.serverSecretKeyFile` / `LAYOUTD_SECURITY_SERVER_SECRET_KEY_FILE`,
 ///   `security.clientKeysFile` / `LAYOUTD_SECURITY_CLIENT_KEYS_FILE` (see `readSecurity`)
+/// - `journal.url` / `LAYOUTD_JOURNAL_URL`, `journal.durability` / `LAYOUTD_JOURNAL_DURABILITY`,
+///   `journal.syncMillis`, `journal.compactAfterBytes`, `journal.compactAfterChanges`,
+///   `journal.restoreConcurrency` (see `readJournal`)
 public enum ConfigurationLoader {
     /// Values given on the command line, by config key (`front`, `workers`, …); they win over everything.
     public typealias Overrides = [String: ConfigValue]
@@ -77,7 +81,29 @@ public enum ConfigurationLoader {
         }
         c.logLevel = config.string(forKey: "log.level", default: c.logLevel)
         try readSecurity(config, into: &c)
+        try readJournal(config, into: &c)
         return c
+    }
+
+    /// The `journal.*` keys (docs/OPERATIONS.md, Durability).
+    static func readJournal(_ config: ConfigReader, into c: inout ServerConfiguration) throws {
+        do {
+            c.journalURL = try JournalURL(parsing: config.string(forKey: "journal.url", default: c.journalURL.description))
+        } catch {
+            throw ConfigurationError(key: "journal.url", message: error.message)
+        }
+        let durability = config.string(forKey: "journal.durability", default: c.journalDurability.rawValue)
+        guard let parsed = JournalDurability(rawValue: durability) else {
+            throw ConfigurationError(key: "journal.durability", message: "must be sync or async, not \"\(durability)\"")
+        }
+        c.journalDurability = parsed
+        c.journalSyncMillis = try nonNegative(config.int(forKey: "journal.syncMillis", default: c.journalSyncMillis), "journal.syncMillis")
+        guard c.journalSyncMillis >= 1, c.journalSyncMillis <= 60_000 else {
+            throw ConfigurationError(key: "journal.syncMillis", message: "must be from 1 to 60000 ms, not \(c.journalSyncMillis)")
+        }
+        c.journalCompaction.afterBytes = try nonNegative(config.int(forKey: "journal.compactAfterBytes", default: c.journalCompaction.afterBytes), "journal.compactAfterBytes")
+        c.journalCompaction.afterChanges = try nonNegative(config.int(forKey: "journal.compactAfterChanges", default: c.journalCompaction.afterChanges), "journal.compactAfterChanges")
+        c.journalRestoreConcurrency = try nonNegative(config.int(forKey: "journal.restoreConcurrency", default: c.journalRestoreConcurrency), "journal.restoreConcurrency")
     }
 
     private static func nonNegative(_ value: Int, _ key: String) throws -> Int {

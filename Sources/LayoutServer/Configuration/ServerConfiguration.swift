@@ -1,4 +1,5 @@
 import LayoutEngine
+import LayoutJournal
 
 /// Everything layoutd can be told, with the defaults of `config/layoutd.yaml`.
 ///
@@ -41,16 +42,35 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// The clients admitted with CURVE: their public keys, names and roles (`security.clientKeysFile`;
     /// format in docs/OPERATIONS.md, Security). Read again on SIGHUP.
     public var clientKeysFile: String?
+    /// Where acknowledged changes are journaled (`journal.url`): `sqlite:PATH` (the default, a file under
+    /// the working directory), `postgres://…`, or `none` (layouts in memory only).
+    public var journalURL = JournalURL.defaultValue
+    /// `sync` (a reply waits for its commit to reach the disk) or `async` (`journal.durability`).
+    public var journalDurability = JournalDurability.async
+    /// With `async`, how long a commit may wait to reach the disk, in ms (`journal.syncMillis`).
+    public var journalSyncMillis = 1000
+    /// When a key's journaled changes are folded into a snapshot (`journal.compactAfterBytes`, `…Changes`).
+    public var journalCompaction = Journal.Compaction()
+    /// Layouts rebuilt from the journal at once in the background after a start (`journal.restoreConcurrency`);
+    /// 0: half the CPU cores, at least one.
+    public var journalRestoreConcurrency = 0
 
     public init() {}
 
-    /// Every socket on 127.0.0.1 at a port the system picks, and no HTTP listener: daemons that tests,
-    /// benchmarks and the soak suite run side by side, which fixed ports would make collide.
+    /// Every socket on 127.0.0.1 at a port the system picks, no HTTP listener and no journal: daemons
+    /// that tests, benchmarks and the soak suite run side by side, which fixed ports and a shared journal
+    /// file would make collide. (A test of the journal sets `journalURL` after this.)
     public mutating func useFreeLoopbackPorts() {
         frontEndpoint = "tcp://127.0.0.1:*"
         eventsEndpoint = "tcp://127.0.0.1:*"
         statsEndpoint = "tcp://127.0.0.1:*"
         httpAddress = ""
+        journalURL = .none
+    }
+
+    /// `journalRestoreConcurrency`, with 0 resolved to half the CPU cores (at least one).
+    public var resolvedRestoreConcurrency: Int {
+        journalRestoreConcurrency > 0 ? journalRestoreConcurrency : max(1, systemCoreCount() / 2)
     }
 
     /// How many times `maxMessageBytes` the transport cap is when `maxTransportBytes` is not set: a

@@ -28,11 +28,18 @@ public final class DaemonMetrics: Sendable {
         0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
     ]
 
+    /// `layoutd_journal_commit_seconds`: how long a journal group commit took (with `sync`, to the disk).
+    let journalCommitDuration: ValueHistogram
+
     private let registry: PrometheusCollectorRegistry
     private let exported: Mutex<ScrapedSeries>
 
     public init() {
         registry = PrometheusCollectorRegistry()
+        journalCommitDuration = registry.makeValueHistogram(
+            descriptor: MetricNameDescriptor(namespace: "layoutd", metricName: "journal_commit", unitName: "seconds", helpText: "Journal group commit latency."),
+            buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5]
+        )
         exported = Mutex(ScrapedSeries(factory: PrometheusMetricsFactory(registry: registry)))
     }
 
@@ -86,6 +93,7 @@ extension ScrapedSeries {
         advance("layoutd_events_published_total", to: s.eventsPublished)
         set("layoutd_subscribers", Double(s.subscribers))
         advance("layoutd_auth_failures_total", to: s.authFailures)
+        if let journal = s.journal { update(from: journal) }
         guard let process else { return }
         set("process_resident_memory_bytes", Double(process.residentBytes))
         set("layoutd_resident_memory_peak_bytes", Double(process.residentPeakBytes))

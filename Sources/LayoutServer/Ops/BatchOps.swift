@@ -8,7 +8,7 @@ struct BatchOps {
     /// The layout the batch changes, in the caller's namespace.
     let key: LayoutKey
 
-    func update(id: RequestID?, request: UpdateRequest) throws(WireError) -> ReplyBody {
+    func update(id: RequestID?, request: UpdateRequest) throws(WireError) -> (ReplyBody, KeptChange?) {
         let entry = try handler.existing(key)
         try check(request.ifVersion, against: entry)
         let batch = try request.batch(over: entry.layout.input.parameters)
@@ -21,7 +21,7 @@ struct BatchOps {
         return try publish(id: id, from: entry, layout: applied.layout, batch: applied.batch)
     }
 
-    func diff(id: RequestID?, request: DiffRequest) throws(WireError) -> ReplyBody {
+    func diff(id: RequestID?, request: DiffRequest) throws(WireError) -> (ReplyBody, KeptChange?) {
         let entry = try handler.existing(key)
         try check(request.ifVersion, against: entry)
         let sections = try request.sections(over: entry.layout.input.parameters)
@@ -41,9 +41,10 @@ struct BatchOps {
 
     /// Keeps the new layout and publishes the batch (even an empty one: it still bumps the version,
     /// so that versions stay one per change a client asked for).
-    private func publish(id: RequestID?, from entry: LayoutStore.Entry, layout: PreparedLayout, batch: NormalizedBatch) throws(WireError) -> ReplyBody {
+    private func publish(id: RequestID?, from entry: LayoutStore.Entry, layout: PreparedLayout, batch: NormalizedBatch) throws(WireError) -> (ReplyBody, KeptChange?) {
         handler.stats.recordItemsPrepared(layout.itemCount)
         let version = try handler.keep(layout, key: key, cause: .batch(BatchEncoding.members(of: batch)), expectedVersion: entry.version)
-        return ReplyBody.success(id: id, result: BatchResult(layout: key.name, version: version, batch: batch, contentSize: layout.contentSize))
+        let body = ReplyBody.success(id: id, result: BatchResult(layout: key.name, version: version, batch: batch, contentSize: layout.contentSize))
+        return (body, .changed(key, version: version, layout: layout))
     }
 }

@@ -13,6 +13,8 @@ public struct RequestHandler: JobHandler {
     public struct Admitted: Sendable {
         public var request: Request
         public var caller: Caller
+        /// With a journal, a change's body as it came, which the journal keeps to replay it.
+        var body: RequestBody?
     }
 
     let store: LayoutStore
@@ -20,11 +22,14 @@ public struct RequestHandler: JobHandler {
     let options: PrepareOptions
     let startedAt: Date
     let decoder = RequestDecoder()
+    /// The journal behind the store; nil without one (and on a replay's private store).
+    let durable: DurableLayouts?
     /// What `ping` lists, made once rather than per ping.
     private static let layoutNames = LayoutKind.allCases.map(\.rawValue)
 
-    public init(store: LayoutStore, stats: ServerStats, limits: InputLimits, startedAt: Date) {
+    public init(store: LayoutStore, stats: ServerStats, limits: InputLimits, startedAt: Date, durable: DurableLayouts? = nil) {
         self.store = store
+        self.durable = durable
         self.stats = stats
         self.options = PrepareOptions(limits: limits)
         self.startedAt = startedAt
@@ -38,7 +43,8 @@ public struct RequestHandler: JobHandler {
                 // A namespace the caller may not read orders nothing: the op will fail as unknown.
                 let namespace = request.operation.namespace.flatMap { caller.mayRead($0) ? $0 : nil } ?? caller.namespace
                 let key = request.operation.layoutKey.map { LayoutKey(namespace: namespace, name: $0) }
-                return .run(Admitted(request: request, caller: caller), key: key?.schedulingKey)
+                let kept = durable != nil && request.operation.isChange ? body : nil
+                return .run(Admitted(request: request, caller: caller, body: kept), key: key?.schedulingKey)
             } catch {
                 let reply = ReplyBody(ReplyEncoder.failure(id: RequestDecoder.requestID(in: bytes), error: error))
                 // Counted under its op when it names a valid one (PROTOCOL.md §8), as a broker counts it.
@@ -52,24 +58,28 @@ public struct RequestHandler: JobHandler {
         let request = admitted.request
         let op = request.operation.name.rawValue
         do {
-            let body = try run(request, caller: admitted.caller)
-            return JobReply(body: body, op: op, errorCode: nil)
+            if let durable, request.operation.isChange { try durable.checkWritable() }
+            let (body, change) = try run(request, caller: admitted.caller)
+            let reply = JobReply(body: body, op: op, errorCode: nil)
+            guard let durable, let change else { return reply }
+            return durable.journaling(change, body: admitted.body, reply: reply, id: request.id)
         } catch {
             return JobReply(body: ReplyBody(ReplyEncoder.failure(id: request.id, error: error)), op: op, errorCode: error.code.rawValue)
         }
     }
 
-    private func run(_ request: Request, caller: Caller) throws(WireError) -> ReplyBody {
+    /// Runs `request`: its reply, and what it changed in the store (nil for an op that changed nothing).
+    private func run(_ request: Request, caller: Caller) throws(WireError) -> (ReplyBody, KeptChange?) {
         let id = request.id
         func own(_ name: String) -> LayoutKey { LayoutKey(namespace: caller.namespace, name: name) }
         switch request.operation {
         case .ping:
             let result = PingResult(version: LayoutdVersion.current, layouts: Self.layoutNames, uptimeSeconds: Date().timeIntervalSince(startedAt))
-            return ReplyBody.success(id: id, result: result)
+            return (ReplyBody.success(id: id, result: result), nil)
 
         case .layout(let job):
             let layout = try prepare(job.input)
-            return ReplyBody.success(id: id, result: LayoutResult(layout: layout, selection: job.attributes, format: job.format))
+            return (ReplyBody.success(id: id, result: LayoutResult(layout: layout, selection: job.attributes, format: job.format)), nil)
 
         case .prepare(let job):
             if let required = job.ifVersion {
@@ -78,26 +88,28 @@ public struct RequestHandler: JobHandler {
             }
             let layout = try prepare(job.input)
             let version = try keep(layout, key: own(job.layout), cause: .prepare, requiredVersion: job.ifVersion)
-            return ReplyBody.success(id: id, result: PrepareResult(key: job.layout, version: version, layout: layout, selection: job.attributes, format: job.format))
+            let body = ReplyBody.success(id: id, result: PrepareResult(key: job.layout, version: version, layout: layout, selection: job.attributes, format: job.format))
+            return (body, .prepared(own(job.layout), version: version, layout: layout))
 
         case .query(let query):
             let namespace = query.namespace ?? caller.namespace
             // Another namespace answers as an unknown layout, not as forbidden: nothing is learnt of it.
             guard caller.mayRead(namespace) else { throw Self.unknownLayout(query.layout) }
             let entry = try existing(LayoutKey(namespace: namespace, name: query.layout))
-            return ReplyBody.success(id: id, result: QueryResult(version: entry.version, layout: entry.layout, selection: query.selection, format: query.format, pinning: query.pinning, dynamics: query.dynamics))
+            return (ReplyBody.success(id: id, result: QueryResult(version: entry.version, layout: entry.layout, selection: query.selection, format: query.format, pinning: query.pinning, dynamics: query.dynamics)), nil)
 
         case .bounds(let change):
             let entry = try existing(own(change.layout))
             if let required = change.ifVersion { try Self.check(required, against: entry.version) }
             guard entry.layout.isInvalidated(byBoundsChangeTo: change.bounds) else {
-                return ReplyBody.success(id: id, result: BoundsResult(invalidated: false, version: entry.version, contentSize: entry.layout.contentSize))
+                return (ReplyBody.success(id: id, result: BoundsResult(invalidated: false, version: entry.version, contentSize: entry.layout.contentSize)), nil)
             }
             var input = entry.layout.input
             input.bounds = change.bounds
             let layout = try prepare(input)
             let version = try keep(layout, key: own(change.layout), cause: .bounds, expectedVersion: entry.version)
-            return ReplyBody.success(id: id, result: BoundsResult(invalidated: true, version: version, contentSize: layout.contentSize))
+            let body = ReplyBody.success(id: id, result: BoundsResult(invalidated: true, version: version, contentSize: layout.contentSize))
+            return (body, .changed(own(change.layout), version: version, layout: layout))
 
         case .update(let update):
             return try BatchOps(handler: self, key: own(update.layout)).update(id: id, request: update)
@@ -106,20 +118,25 @@ public struct RequestHandler: JobHandler {
             return try BatchOps(handler: self, key: own(diff.layout)).diff(id: id, request: diff)
 
         case .drop(let drop):
+            // A layout kept only in the journal is dropped as one in memory is.
+            if durable != nil { _ = try? existing(own(drop.layout)) }
             let version: Int
             switch store.drop(own(drop.layout), ifVersion: drop.ifVersion) {
             case .success(let dropped): version = dropped
             case .failure(.unknown): throw Self.unknownLayout(drop.layout)
             case .failure(.versionConflict(let current)): throw Self.versionConflict(required: drop.ifVersion ?? 0, current: current)
             }
-            return ReplyBody.success(id: id, result: DropResult(layout: drop.layout, version: version))
+            return (ReplyBody.success(id: id, result: DropResult(layout: drop.layout, version: version)), .dropped(own(drop.layout), version: version))
 
         case .list:
             // An admin lists every namespace, each entry naming its own; anyone else only their own.
-            let entries = store.summaries(in: caller.isAdmin ? nil : caller.namespace).map {
+            var summaries = store.summaries(in: caller.isAdmin ? nil : caller.namespace)
+            // With a journal, layouts kept there and not in memory (evicted, or not yet restored) too.
+            if let durable { summaries = durable.addingJournaled(to: summaries, in: caller.isAdmin ? nil : caller.namespace) }
+            let entries = summaries.map {
                 ListResult.Entry(layout: $0.key.name, version: $0.version, items: $0.items, bytes: $0.bytes, namespace: caller.isAdmin ? $0.key.namespace : nil)
             }
-            return ReplyBody.success(id: id, result: ListResult(layouts: entries))
+            return (ReplyBody.success(id: id, result: ListResult(layouts: entries)), nil)
         }
     }
 
@@ -150,9 +167,11 @@ public struct RequestHandler: JobHandler {
         }
     }
 
+    /// The layout kept under `key`; with a journal, brought back from it when not in memory.
     func existing(_ key: LayoutKey) throws(WireError) -> LayoutStore.Entry {
-        guard let entry = store.entry(forKey: key) else { throw Self.unknownLayout(key.name) }
-        return entry
+        if let entry = store.entry(forKey: key) { return entry }
+        if let durable, let entry = durable.reload(key) { return entry }
+        throw Self.unknownLayout(key.name)
     }
 
     /// `version_conflict` unless the key is at `required` (its `ifVersion`).
@@ -181,6 +200,14 @@ extension LayoutWire.Operation {
         case .drop(let r): return r.layout
         case .update(let r): return r.layout
         case .diff(let r): return r.layout
+        }
+    }
+
+    /// Whether the op changes a kept layout (what a journal records).
+    var isChange: Bool {
+        switch self {
+        case .prepare, .bounds, .drop, .update, .diff: return true
+        case .ping, .layout, .list, .query: return false
         }
     }
 

@@ -97,9 +97,17 @@ struct JobScheduler: Sendable {
         }
     }
 
-    /// An execution finished.
-    mutating func executed(_ sequence: Sequence, key: String?) {
+    /// An execution left its reply waiting on something that finishes later (its change being written to
+    /// the journal): the worker is free for other work, while the job keeps its key, and counts as
+    /// unfinished, until `executed(_:key:afterSuspension: true)`. Other keys' changes then run meanwhile
+    /// and join the same group commit.
+    mutating func suspended(_ sequence: Sequence) {
         running -= 1
+    }
+
+    /// An execution finished (after `suspended`, when `afterSuspension`).
+    mutating func executed(_ sequence: Sequence, key: String?, afterSuspension: Bool = false) {
+        if !afterSuspension { running -= 1 }
         unfinished -= 1
         guard let key, let index = keyQueues.index(forKey: key) else { return }
         // In place: one lookup, and the queue's array is not copied.

@@ -35,6 +35,21 @@ public struct JobReply: Sendable {
         self.errorCode = errorCode
     }
 
+    /// When set, the reply may leave only once something else is done (the change it acknowledges is in
+    /// the journal): the pool hands it over and frees the worker; `wait` calls back once, on any thread,
+    /// with the reply to send (this one, or one that says why the change is not acknowledged). The job's
+    /// key stays held until then, so the key's replies leave in order.
+    public var deferral: Deferral?
+
+    /// A reply's wait for what must be done before it leaves (see `deferral`).
+    public struct Deferral: Sendable {
+        public let wait: @Sendable (@escaping @Sendable (JobReply) -> Void) -> Void
+
+        public init(wait: @escaping @Sendable (@escaping @Sendable (JobReply) -> Void) -> Void) {
+            self.wait = wait
+        }
+    }
+
     /// The reply of a job that answers nobody.
     public static var silent: JobReply {
         var reply = JobReply(body: ReplyBody([]), op: "", errorCode: nil)
@@ -84,6 +99,8 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
         case decoded(JobScheduler.Sequence, Handler.Decoded, key: String?)
         case failedDecode(JobScheduler.Sequence)
         case executed(JobScheduler.Sequence, key: String?)
+        /// Its reply waits on a deferral; the job finishes in `resume`.
+        case suspended(JobScheduler.Sequence)
     }
 
     private struct State: ~Copyable {
@@ -175,6 +192,8 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
                     state.scheduler.decoded(sequence, key: nil, needsExecution: false)
                 case .executed(let sequence, let key):
                     state.scheduler.executed(sequence, key: key)
+                case .suspended(let sequence):
+                    state.scheduler.suspended(sequence)
                 }
                 // Any one will do: ordering is the scheduler's business, and whatever is available
                 // now may run at once, in any order.
@@ -205,10 +224,24 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
             } else {
                 reply = JobReply(body: ReplyBody(Array(#"{"v":1,"id":null,"ok":false,"error":{"code":"internal","message":"job lost its decoded request"}}"#.utf8)), op: "unknown", errorCode: "internal")
             }
+            if let deferral = reply.deferral {
+                deferral.wait { final in self.resume(job, sequence: sequence, reply: final) }
+                return .suspended(sequence)
+            }
             // Deliver before releasing the key, so replies for one key leave in order.
             finish(job, reply)
             return .executed(sequence, key: job.key)
         }
+    }
+
+    /// Sends the reply of a suspended job and releases its key.
+    private func resume(_ job: Job, sequence: JobScheduler.Sequence, reply: JobReply) {
+        finish(job, reply)
+        let tasks = state.withLock { state -> [Task] in
+            state.scheduler.executed(sequence, key: job.key, afterSuspension: true)
+            return Self.takeAll(&state)
+        }
+        for task in tasks { start(task) }
     }
 
     private func finish(_ job: Job, _ reply: JobReply) {

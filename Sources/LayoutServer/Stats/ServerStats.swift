@@ -28,6 +28,8 @@ public final class ServerStats: Sendable {
         var eventsPublished = 0
         var subscribers = 0
         var authFailures = 0
+        /// Journal group commits, in µs.
+        var journalCommits = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .two)
     }
 
     private let state = Mutex(State())
@@ -71,6 +73,21 @@ public final class ServerStats: Sendable {
     /// off before it), or a request or subscription of a key no longer listed.
     public func recordAuthFailure() {
         state.withLock { $0.authFailures += 1 }
+    }
+
+    /// One journal group commit and how long it took.
+    public func recordJournalCommit(micros: UInt64) {
+        state.withLock { _ = $0.journalCommits.record(min(micros, 3_600_000_000)) }
+        metrics.journalCommitDuration.record(Double(micros) / 1_000_000)
+    }
+
+    /// The journal's report: its own statistics, the commit latencies recorded here, and restores.
+    public func journalReport(_ durable: DurableLayouts, evictions: Int) -> JournalReport {
+        let commits = state.withLock { state in
+            let h = state.journalCommits
+            return StatsSnapshot.Latency(p50: h.valueAtPercentile(50), p90: h.valueAtPercentile(90), p99: h.valueAtPercentile(99), max: h.max, count: h.totalCount)
+        }
+        return JournalReport(statistics: durable.journal.statistics, commitMicros: commits, restore: durable.restoreProgress, evictions: evictions)
     }
 
     /// Subscription count, as the publisher tracks it from XPUB subscribe/unsubscribe messages.

@@ -25,6 +25,8 @@ public struct StatsSnapshot: Sendable, Hashable {
     public var subscribers: Int
     /// Clients refused by CURVE security (always 0 without it).
     public var authFailures: Int = 0
+    /// The journal, when the daemon has one.
+    public var journal: JournalReport?
 
     /// The `stats` answer: one bare JSON object. Small and rare, so Foundation's serializer is fine here.
     public func jsonBytes() -> [UInt8] {
@@ -34,7 +36,7 @@ public struct StatsSnapshot: Sendable, Hashable {
     /// The `stats` answer as a Foundation object, for answers that add members of their own (a cluster
     /// broker's `cluster`).
     public var jsonObject: [String: Any] {
-        [
+        var object: [String: Any] = [
             "uptimeSeconds": uptimeSeconds,
             "requests": requests,
             "errors": errors,
@@ -50,6 +52,8 @@ public struct StatsSnapshot: Sendable, Hashable {
             "subscribers": subscribers,
             "authFailures": authFailures,
         ]
+        if let journal { object["journal"] = journal.jsonObject }
+        return object
     }
 
     /// `object` as JSON with sorted keys.

@@ -51,15 +51,27 @@ public final class LayoutStore: Sendable {
         var epochs: [LayoutKey: UInt64] = [:]
         var totalBytes = 0
         var clock: UInt64 = 0
+        var evictions = 0
+    }
+
+    /// What stands behind the layouts in memory.
+    public enum Backing: Sendable {
+        /// Nothing: an evicted layout is gone, published as `invalidated` with reason `evicted`.
+        case memoryOnly
+        /// A journal: the store is its cache. An evicted layout leaves memory only; it is still kept, at
+        /// the same version, and comes back from the journal when it is asked for, so nothing is published.
+        case journal
     }
 
     /// The memory bound, in bytes.
     public let capacityBytes: Int
+    public let backing: Backing
     private let state = Mutex(State())
     private let onChange: @Sendable (StoreChange) -> Void
 
-    public init(capacityBytes: Int, onChange: @escaping @Sendable (StoreChange) -> Void) {
+    public init(capacityBytes: Int, backing: Backing = .memoryOnly, onChange: @escaping @Sendable (StoreChange) -> Void) {
         self.capacityBytes = capacityBytes
+        self.backing = backing
         self.onChange = onChange
     }
 
@@ -166,6 +178,35 @@ public final class LayoutStore: Sendable {
         }
     }
 
+    /// Keeps `layout` under `key` at `version`, publishing nothing, only when no layout is kept under the
+    /// key and its version is still `version`: a layout rebuilt from the journal in the background, which
+    /// a change made meanwhile must win over. Evicts as `store` does; true when kept.
+    public func restoreIfAbsent(_ layout: PreparedLayout, forKey key: LayoutKey, version: Int) -> Bool {
+        guard layout.byteCount <= capacityBytes else { return false }
+        return state.withLock { state in
+            guard state.entries[key] == nil, state.lastVersions[key] == version else { return false }
+            state.clock += 1
+            state.entries[key] = Entry(layout: layout, version: version, bytes: layout.byteCount, lastUse: state.clock)
+            state.totalBytes += layout.byteCount
+            evictOverflow(&state, keeping: key)
+            return true
+        }
+    }
+
+    /// Publishes `invalidated` with reason `lost` for `key`, forgetting its layout: one that cannot be
+    /// rebuilt (a corrupt journal record). Returns the version of that event.
+    public func markLost(_ key: LayoutKey, contentSize: Size = .zero) -> Int {
+        state.withLock { state in
+            if let old = state.entries.removeValue(forKey: key) { state.totalBytes -= old.bytes }
+            return invalidate(&state, key: key, reason: .lost, contentSize: contentSize)
+        }
+    }
+
+    /// Whether a layout is in memory under `key` (without marking it used).
+    public func isResident(_ key: LayoutKey) -> Bool {
+        state.withLock { $0.entries[key] != nil }
+    }
+
     /// Forgets `key` and its version, publishing nothing: the key now lives elsewhere (a cluster worker
     /// giving up a key that moved to another worker). True when a layout was kept.
     @discardableResult
@@ -198,6 +239,11 @@ public final class LayoutStore: Sendable {
         }
     }
 
+    /// Layouts pushed out of memory by its bound since the store began.
+    public var evictions: Int {
+        state.withLock { $0.evictions }
+    }
+
     /// Number of kept layouts and the bytes they hold.
     public var usage: (count: Int, bytes: Int) {
         state.withLock { ($0.entries.count, $0.totalBytes) }
@@ -211,7 +257,10 @@ public final class LayoutStore: Sendable {
             guard let (victimKey, entry) = victim else { return }
             state.entries[victimKey] = nil
             state.totalBytes -= entry.bytes
-            _ = invalidate(&state, key: victimKey, reason: .evicted, contentSize: entry.layout.contentSize)
+            state.evictions += 1
+            if backing == .memoryOnly {
+                _ = invalidate(&state, key: victimKey, reason: .evicted, contentSize: entry.layout.contentSize)
+            }
         }
     }
 

@@ -12,6 +12,8 @@ final class ChildDaemon {
     /// The operations HTTP listener, `127.0.0.1:port`.
     let http: String
     let logURL: URL
+    /// Where its journal lives; removed with it.
+    let journalFolder: URL
 
     /// Starts it and waits until `/readyz` answers 200.
     init(executable: URL, settings: [String: String] = [:]) throws {
@@ -26,6 +28,9 @@ final class ChildDaemon {
         process.executableURL = executable
         process.arguments = ["--front", front, "--events", events, "--stats", stats, "--http", http, "--log-level", "warning"]
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LAYOUTD_") }
+        // The default journal (SQLite, async), as a user runs it, in a folder of its own.
+        journalFolder = FileManager.default.temporaryDirectory.appendingPathComponent("layoutd-soak-\(UUID().uuidString)")
+        environment["LAYOUTD_JOURNAL_URL"] = "sqlite:\(journalFolder.path)/layoutd.db"
         for (key, value) in settings { environment[key] = value }
         process.environment = environment
         process.standardOutput = log
@@ -40,6 +45,7 @@ final class ChildDaemon {
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: logURL)
+        try? FileManager.default.removeItem(at: journalFolder)
     }
 
     var processID: Int32 { process.processIdentifier }

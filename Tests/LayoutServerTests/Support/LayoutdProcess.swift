@@ -10,14 +10,15 @@ final class LayoutdProcess {
     var eventsEndpoint: String { "tcp://127.0.0.1:\(ports[1])" }
     var statsEndpoint: String { "tcp://127.0.0.1:\(ports[2])" }
 
-    /// Starts `layoutd` with its endpoints and `arguments`.
+    /// Starts `layoutd` with its endpoints and `arguments`, with no journal unless `arguments` name one
+    /// (its default file under the working directory would be shared by tests running side by side).
     init(arguments: [String]) throws {
         ports = try (0..<3).map { _ in try Self.freePort() }
         process.executableURL = try Self.executable()
         process.arguments = [
             "--front", "tcp://127.0.0.1:\(ports[0])", "--events", "tcp://127.0.0.1:\(ports[1])",
             "--stats", "tcp://127.0.0.1:\(ports[2])", "--http", "", "--log-level", "warning",
-        ] + arguments
+        ] + (arguments.contains("--journal") ? [] : ["--journal", "none"]) + arguments
         process.standardOutput = FileHandle.nullDevice
         try process.run()
     }

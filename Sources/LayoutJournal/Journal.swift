@@ -1,0 +1,325 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The journal of acknowledged changes: what rebuilds every kept layout, written by a thread of its own
+/// in group commits, so that no I/O or routing thread ever waits on a disk or a database.
+///
+/// `append` queues a write and returns at once; its completion runs on the journal thread once the
+/// write is committed (and, with `sync` durability, on the disk). Writes are committed in the order they
+/// were appended, all the writes waiting at once in one transaction. Reads (`recipe(for:)`) go through
+/// a connection of their own.
+///
+/// The journal keeps an index of every key in memory (its version and the sizes of its bodies), brought
+/// up to date as writes are appended, so that the daemon decides without a read whether a change can
+/// follow the key's last write or needs a snapshot.
+public final class Journal: Sendable {
+    /// What the index knows of a key.
+    public struct Entry: Sendable, Hashable {
+        public var version: Int
+        public var epoch: UInt64
+        public var items: Int
+        public var isKept: Bool
+        public var changedAtMillis: Int64
+        fileprivate var rebuildBytes: Int
+        fileprivate var changeBytes: Int
+        fileprivate var changes: Int
+        /// A write of this key failed: its next change must be a snapshot, the chain being broken.
+        fileprivate var isBroken = false
+    }
+
+    /// When a key's changes are folded into a snapshot (`journal.compactAfterBytes`, `…Changes`).
+    public struct Compaction: Sendable, Hashable {
+        /// Once the changes add up to more than this or the rebuild body's own bytes, whichever is more.
+        public var afterBytes = 64 * 1024
+        /// Once there are more changes than this (each costs a step when the key is rebuilt).
+        public var afterChanges = 1024
+
+        public init() {}
+    }
+
+    /// What `statistics` reads.
+    public struct Statistics: Sendable, Hashable {
+        public var url: String
+        public var durability: JournalDurability
+        public var bytes: Int
+        public var commits: Int
+        public var records: Int
+        public var errors: Int
+        public var isWritable: Bool
+        public var lastError: String?
+        public var keys: Int
+    }
+
+    public typealias Completion = @Sendable (Result<Void, JournalError>) -> Void
+
+    private struct Pending {
+        var write: JournalWrite
+        var completion: Completion
+    }
+
+    private struct State: ~Copyable {
+        var pending: [Pending] = []
+        var index: [JournalKey: Entry] = [:]
+        var isWritable = true
+        var lastError: String?
+        var isStopping = false
+        var commits = 0
+        var records = 0
+        var errors = 0
+        var bytes = 0
+    }
+
+    public let url: JournalURL
+    public let durability: JournalDurability
+    /// With `async` durability, how long a commit may wait to reach the disk, in ms.
+    public let syncMillis: Int
+    public let compaction: Compaction
+    private let state: Mutex<State>
+    private let reader: Mutex<StorageBox>
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let onCommit: @Sendable (JournalCommit) -> Void
+    private let onHealthChange: @Sendable (Bool, String?) -> Void
+    /// The keys found at open, most recently changed first.
+    public let keysAtOpen: [JournalKeyState]
+
+    /// Opens the journal at `url` for `role`, reads its index, and starts its thread; nil for `none`.
+    /// - Parameter onCommit: told of every group commit, on the journal thread.
+    /// - Parameter onHealthChange: told when writing stops working (false, why) and works again (true).
+    public static func open(
+        _ url: JournalURL, role: JournalRole, durability: JournalDurability, syncMillis: Int, compaction: Compaction = Compaction(),
+        onCommit: @escaping @Sendable (JournalCommit) -> Void = { _ in },
+        onHealthChange: @escaping @Sendable (Bool, String?) -> Void = { _, _ in }
+    ) throws(JournalError) -> Journal? {
+        let writer: any JournalStorage
+        let reader: any JournalStorage
+        switch url {
+        case .none:
+            return nil
+        case .sqlite(let path):
+            writer = try SQLiteJournalStorage(path: path, role: role, durability: durability)
+            reader = try SQLiteJournalStorage(path: path, role: role, durability: durability)
+        case .postgres:
+            throw JournalError(.invalidURL, "a PostgreSQL journal is not built into this layoutd yet; use sqlite:PATH")
+        }
+        let keys = try writer.loadKeys().sorted { ($0.changedAtMillis, $1.key) > ($1.changedAtMillis, $0.key) }
+        return Journal(url: url, durability: durability, syncMillis: syncMillis, compaction: compaction, writer: writer, reader: reader, keys: keys, onCommit: onCommit, onHealthChange: onHealthChange)
+    }
+
+    private init(
+        url: JournalURL, durability: JournalDurability, syncMillis: Int, compaction: Compaction, writer: any JournalStorage, reader: any JournalStorage,
+        keys: [JournalKeyState], onCommit: @escaping @Sendable (JournalCommit) -> Void, onHealthChange: @escaping @Sendable (Bool, String?) -> Void
+    ) {
+        self.url = url
+        self.durability = durability
+        self.syncMillis = max(1, syncMillis)
+        self.compaction = compaction
+        self.onCommit = onCommit
+        self.onHealthChange = onHealthChange
+        keysAtOpen = keys
+        var initial = State()
+        for key in keys {
+            initial.index[key.key] = Entry(
+                version: key.version, epoch: key.epoch, items: key.items, isKept: key.isKept, changedAtMillis: key.changedAtMillis,
+                rebuildBytes: key.rebuildBytes, changeBytes: key.changeBytes, changes: key.changes
+            )
+        }
+        initial.bytes = writer.byteCount()
+        state = Mutex(initial)
+        self.reader = Mutex(StorageBox(reader))
+        let box = StorageBox(writer)
+        let thread = Thread { [self] in runWriter(box.storage) }
+        thread.name = "layoutd-journal"
+        thread.start()
+    }
+
+    // MARK: Writing
+
+    /// Queues `write`; `completion` runs on the journal thread once it is committed (or has failed).
+    /// The index takes the write at once, so the next decision for the key sees it.
+    public func append(_ write: JournalWrite, completion: @escaping Completion) {
+        let accepted = state.withLock { state -> Bool in
+            guard !state.isStopping else { return false }
+            state.pending.append(Pending(write: write, completion: completion))
+            Self.apply(write, to: &state.index)
+            return true
+        }
+        guard accepted else {
+            completion(.failure(JournalError(.writeFailed, "the journal is closing")))
+            return
+        }
+        wake.signal()
+    }
+
+    /// Whether a change to `key` that gave `version` (with a body of `bytes`) must be written as a
+    /// snapshot rather than a change: it does not follow the key's last write, a write of the key failed,
+    /// or the key's changes have outgrown its rebuild body (`compaction`).
+    public func needsSnapshot(of key: JournalKey, changeVersion version: Int, bytes: Int) -> Bool {
+        state.withLock { state in
+            guard let entry = state.index[key], entry.isKept, !entry.isBroken, entry.version == version - 1 else { return true }
+            if compaction.afterChanges > 0, entry.changes + 1 > compaction.afterChanges { return true }
+            if compaction.afterBytes > 0, entry.changeBytes + bytes > max(compaction.afterBytes, entry.rebuildBytes) { return true }
+            return false
+        }
+    }
+
+    /// Whether writes are working (false from a failed write until one succeeds again).
+    public var isWritable: Bool {
+        state.withLock { $0.isWritable }
+    }
+
+    /// Why the last write failed, while writing does not work.
+    public var unwritableReason: String? {
+        state.withLock { $0.isWritable ? nil : $0.lastError }
+    }
+
+    // MARK: Reading
+
+    /// What the index knows of `key`; nil for a key never journaled.
+    public func entry(for key: JournalKey) -> Entry? {
+        state.withLock { $0.index[key] }
+    }
+
+    /// The kept keys of `namespace` (nil: every namespace), with what the index knows of them.
+    public func keptKeys(in namespace: String?) -> [(key: JournalKey, entry: Entry)] {
+        state.withLock { state in
+            state.index.filter { $0.value.isKept && (namespace == nil || $0.key.namespace == namespace) }.map { ($0.key, $0.value) }
+        }
+    }
+
+    /// The bodies that rebuild `key` as committed, each checked; nil when the key is not kept.
+    public func recipe(for key: JournalKey) throws(JournalError) -> JournalRecipe? {
+        try reader.withLock { (box: inout StorageBox) throws(JournalError) -> JournalRecipe? in
+            try box.storage.recipe(for: key)
+        }
+    }
+
+    public var statistics: Statistics {
+        state.withLock { state in
+            Statistics(
+                url: url.description, durability: durability, bytes: state.bytes, commits: state.commits, records: state.records,
+                errors: state.errors, isWritable: state.isWritable, lastError: state.lastError, keys: state.index.values.filter(\.isKept).count
+            )
+        }
+    }
+
+    /// Commits what is queued, makes it durable, and stops the journal thread; appends after this fail.
+    public func close() {
+        let first = state.withLock { state -> Bool in
+            defer { state.isStopping = true }
+            return !state.isStopping
+        }
+        guard first else { return }
+        wake.signal()
+        finished.wait()
+    }
+
+    // MARK: The journal thread
+
+    private func runWriter(_ storage: any JournalStorage) {
+        var unsynced = false
+        var lastSync = DispatchTime.now()
+        while true {
+            let idleWait: DispatchTimeInterval = unsynced ? .milliseconds(syncMillis) : isWritable ? .seconds(1) : .milliseconds(250)
+            _ = wake.wait(timeout: .now() + idleWait)
+            let (batch, stopping, writable) = state.withLock { state -> ([Pending], Bool, Bool) in
+                defer { state.pending.removeAll(keepingCapacity: true) }
+                return (state.pending, state.isStopping, state.isWritable)
+            }
+            if !writable && batch.isEmpty { probe(storage) }
+            if !batch.isEmpty {
+                commit(batch, to: storage)
+                unsynced = unsynced || durability == .async
+            }
+            let elapsedMillis = (DispatchTime.now().uptimeNanoseconds - lastSync.uptimeNanoseconds) / 1_000_000
+            if unsynced && (elapsedMillis >= UInt64(syncMillis) || stopping) {
+                do {
+                    try storage.makeDurable()
+                } catch {
+                    noteFailure(error, keys: [])
+                }
+                unsynced = false
+                lastSync = .now()
+            }
+            if stopping && state.withLock({ $0.pending.isEmpty }) { break }
+        }
+        finished.signal()
+    }
+
+    private func commit(_ batch: [Pending], to storage: any JournalStorage) {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let writes = batch.map(\.write)
+        do {
+            try storage.write(writes, atMillis: Int64(Date().timeIntervalSince1970 * 1000))
+        } catch {
+            noteFailure(error, keys: writes.map(\.key))
+            for pending in batch { pending.completion(.failure(error)) }
+            return
+        }
+        let micros = (DispatchTime.now().uptimeNanoseconds - started) / 1000
+        let bytes = storage.byteCount()
+        let recovered = state.withLock { state -> Bool in
+            state.commits += 1
+            state.records += batch.count
+            state.bytes = bytes
+            defer { state.isWritable = true; state.lastError = nil }
+            return !state.isWritable
+        }
+        if recovered { onHealthChange(true, nil) }
+        onCommit(JournalCommit(records: batch.count, bytes: writes.reduce(0) { $0 + $1.bodyBytes }, micros: micros))
+        for pending in batch { pending.completion(.success(())) }
+    }
+
+    private func probe(_ storage: any JournalStorage) {
+        do {
+            try storage.probe()
+        } catch {
+            return
+        }
+        let recovered = state.withLock { state -> Bool in
+            defer { state.isWritable = true; state.lastError = nil }
+            return !state.isWritable
+        }
+        if recovered { onHealthChange(true, nil) }
+    }
+
+    private func noteFailure(_ error: JournalError, keys: [JournalKey]) {
+        let wasWritable = state.withLock { state -> Bool in
+            state.errors += 1
+            for key in keys { state.index[key]?.isBroken = true }
+            defer { state.isWritable = false; state.lastError = error.message }
+            return state.isWritable
+        }
+        if wasWritable { onHealthChange(false, error.message) }
+    }
+
+    private static func apply(_ write: JournalWrite, to index: inout [JournalKey: Entry]) {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        switch write {
+        case .rebuild(let key, let version, let epoch, let items, let body):
+            index[key] = Entry(version: version, epoch: epoch, items: items, isKept: true, changedAtMillis: now, rebuildBytes: body.count, changeBytes: 0, changes: 0)
+        case .change(let key, let version, let items, let body):
+            var entry = index[key] ?? Entry(version: version, epoch: 0, items: items, isKept: true, changedAtMillis: now, rebuildBytes: 0, changeBytes: 0, changes: 0)
+            entry.version = version
+            entry.items = items
+            entry.changedAtMillis = now
+            entry.changeBytes += body.count
+            entry.changes += 1
+            index[key] = entry
+        case .drop(let key, let version):
+            index[key] = Entry(version: version, epoch: 0, items: 0, isKept: false, changedAtMillis: now, rebuildBytes: 0, changeBytes: 0, changes: 0)
+        }
+    }
+}
+
+/// A storage handed to the thread that alone uses it (the writer), or kept behind a lock (the reader).
+private struct StorageBox: @unchecked Sendable {
+    // @unchecked Sendable: the writer's box is used by the journal thread only, after `init` hands it
+    // over; the reader's lives in a Mutex.
+    let storage: any JournalStorage
+
+    init(_ storage: any JournalStorage) {
+        self.storage = storage
+    }
+}

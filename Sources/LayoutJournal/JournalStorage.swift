@@ -1,0 +1,29 @@
+/// A journal's database, as the journal's threads use it: one instance writes (on the journal thread),
+/// another reads (for restores). Each instance is used by one thread at a time.
+protocol JournalStorage: AnyObject {
+    /// Every key's state, for the index the journal keeps in memory.
+    func loadKeys() throws(JournalError) -> [JournalKeyState]
+    /// Writes `batch` in one transaction (one group commit).
+    func write(_ batch: [JournalWrite], atMillis: Int64) throws(JournalError)
+    /// The bodies that rebuild `key`, each checked; nil when the key is not kept.
+    func recipe(for key: JournalKey) throws(JournalError) -> JournalRecipe?
+    /// Makes what was written durable (the `async` mode's sync every `journal.syncMillis`).
+    func makeDurable() throws(JournalError)
+    /// Bytes the journal takes on its disk or in its database.
+    func byteCount() -> Int
+    /// A write that changes nothing, to learn whether writing works again after a failure.
+    func probe() throws(JournalError)
+}
+
+/// Who writes a journal: a single daemon's layouts and a broker's recipes are not the same thing, and
+/// one is never read as the other.
+public enum JournalRole: String, Sendable {
+    case daemon
+    case broker
+}
+
+/// What a journal file or database says it is (its `journal_meta`).
+enum JournalFormat {
+    /// Bumped when the tables change in a way an older layoutd would misread.
+    static let current = "1"
+}

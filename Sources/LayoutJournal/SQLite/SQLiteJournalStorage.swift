@@ -1,0 +1,202 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The journal in one SQLite file, in WAL mode: a group commit is one transaction; `sync` durability
+/// has SQLite sync the WAL at each commit (`synchronous=FULL`), `async` leaves that to `makeDurable`.
+///
+/// Tables: `journal_meta` (format and role), `layouts` (one row per key: its version, epoch and the
+/// sizes of its bodies; a dropped key stays, not kept, so its version count goes on) and `bodies`
+/// (each key's rebuild body and the changes since, by version, each with its checksum).
+final class SQLiteJournalStorage: JournalStorage {
+    private let connection: SQLiteConnection
+    private let path: String
+    private var statements: [Statement: SQLiteStatement] = [:]
+
+    private enum Statement: Hashable {
+        case deleteBodies, insertBody, upsertRebuilt, updateChanged, upsertDropped, selectBodies, selectLayout
+    }
+
+    /// Opens (creating it when missing) the journal at `path` for `role`; refuses one written for another
+    /// role or format, or a file that is not an SQLite database.
+    init(path: String, role: JournalRole, durability: JournalDurability) throws(JournalError) {
+        self.path = path
+        try Self.makeParentFolder(of: path)
+        connection = try SQLiteConnection(path: path)
+        guard try connection.text("PRAGMA journal_mode=WAL").lowercased() == "wal" else {
+            throw JournalError(.unreadable, "\(path): SQLite would not use WAL mode")
+        }
+        try connection.execute("PRAGMA synchronous=\(durability == .sync ? "FULL" : "NORMAL")", failing: .unreadable)
+        // After a checkpoint the WAL is cut back to this, so a burst of large bodies does not keep its size.
+        try connection.execute("PRAGMA journal_size_limit=67108864", failing: .unreadable)
+        try checkOrCreateSchema(role: role)
+    }
+
+    private func checkOrCreateSchema(role: JournalRole) throws(JournalError) {
+        let tables = try connection.prepare("SELECT name FROM sqlite_master WHERE type='table'", failing: .unreadable)
+        var names: Set<String> = []
+        while try tables.step() { names.insert(tables.text(at: 0)) }
+        if names.isEmpty {
+            try connection.execute("""
+                BEGIN;
+                CREATE TABLE journal_meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE layouts(
+                    namespace TEXT NOT NULL, name TEXT NOT NULL, version INTEGER NOT NULL, epoch INTEGER NOT NULL,
+                    items INTEGER NOT NULL, changed_at INTEGER NOT NULL, kept INTEGER NOT NULL, base INTEGER NOT NULL,
+                    rebuild_bytes INTEGER NOT NULL, change_bytes INTEGER NOT NULL, changes INTEGER NOT NULL,
+                    PRIMARY KEY(namespace, name));
+                CREATE TABLE bodies(
+                    namespace TEXT NOT NULL, name TEXT NOT NULL, version INTEGER NOT NULL,
+                    checksum INTEGER NOT NULL, body BLOB NOT NULL);
+                CREATE UNIQUE INDEX bodies_by_key ON bodies(namespace, name, version);
+                INSERT INTO journal_meta VALUES('format', '\(JournalFormat.current)'), ('role', '\(role.rawValue)');
+                COMMIT;
+                """, failing: .unreadable)
+            return
+        }
+        guard names.contains("journal_meta") else {
+            throw JournalError(.incompatible, "\(path) is an SQLite database but not a layoutd journal (it has no journal_meta table); point journal.url elsewhere")
+        }
+        let meta = try connection.prepare("SELECT name, value FROM journal_meta", failing: .unreadable)
+        var values: [String: String] = [:]
+        while try meta.step() { values[meta.text(at: 0)] = meta.text(at: 1) }
+        guard values["format"] == JournalFormat.current else {
+            throw JournalError(.incompatible, "\(path) is a layoutd journal of format \(values["format"] ?? "unknown"), and this layoutd reads format \(JournalFormat.current); move it away or point journal.url elsewhere")
+        }
+        guard values["role"] == role.rawValue else {
+            throw JournalError(.incompatible, "\(path) is the journal of a \(values["role"] ?? "unknown role"), not of a \(role.rawValue); give each its own journal.url")
+        }
+    }
+
+    private func statement(_ which: Statement) throws(JournalError) -> SQLiteStatement {
+        if let prepared = statements[which] { return prepared }
+        let sql: String
+        switch which {
+        case .deleteBodies: sql = "DELETE FROM bodies WHERE namespace=?1 AND name=?2"
+        case .insertBody: sql = "INSERT INTO bodies(namespace, name, version, checksum, body) VALUES(?1, ?2, ?3, ?4, ?5)"
+        case .upsertRebuilt:
+            sql = """
+                INSERT INTO layouts VALUES(?1, ?2, ?3, ?4, ?5, ?6, 1, ?3, ?7, 0, 0)
+                ON CONFLICT(namespace, name) DO UPDATE SET version=?3, epoch=?4, items=?5, changed_at=?6, kept=1,
+                base=?3, rebuild_bytes=?7, change_bytes=0, changes=0
+                """
+        case .updateChanged:
+            sql = """
+                UPDATE layouts SET version=?3, items=?4, changed_at=?5, change_bytes=change_bytes+?6, changes=changes+1
+                WHERE namespace=?1 AND name=?2
+                """
+        case .upsertDropped:
+            sql = """
+                INSERT INTO layouts VALUES(?1, ?2, ?3, 0, 0, ?4, 0, ?3, 0, 0, 0)
+                ON CONFLICT(namespace, name) DO UPDATE SET version=?3, items=0, changed_at=?4, kept=0,
+                base=?3, rebuild_bytes=0, change_bytes=0, changes=0
+                """
+        case .selectBodies: sql = "SELECT version, checksum, body FROM bodies WHERE namespace=?1 AND name=?2 ORDER BY version"
+        case .selectLayout: sql = "SELECT kept, base, version FROM layouts WHERE namespace=?1 AND name=?2"
+        }
+        let prepared = try connection.prepare(sql, failing: .unreadable)
+        statements[which] = prepared
+        return prepared
+    }
+
+    func loadKeys() throws(JournalError) -> [JournalKeyState] {
+        let rows = try connection.prepare("""
+            SELECT namespace, name, version, epoch, items, changed_at, kept, base, rebuild_bytes, change_bytes, changes FROM layouts
+            """, failing: .unreadable)
+        var keys: [JournalKeyState] = []
+        while try rows.step() {
+            keys.append(JournalKeyState(
+                key: JournalKey(namespace: rows.text(at: 0), name: rows.text(at: 1)),
+                version: Int(rows.integer(at: 2)), epoch: UInt64(bitPattern: rows.integer(at: 3)), items: Int(rows.integer(at: 4)),
+                changedAtMillis: rows.integer(at: 5), isKept: rows.integer(at: 6) != 0, base: Int(rows.integer(at: 7)),
+                rebuildBytes: Int(rows.integer(at: 8)), changeBytes: Int(rows.integer(at: 9)), changes: Int(rows.integer(at: 10))
+            ))
+        }
+        return keys
+    }
+
+    func write(_ batch: [JournalWrite], atMillis now: Int64) throws(JournalError) {
+        try connection.execute("BEGIN IMMEDIATE")
+        do throws(JournalError) {
+            for write in batch {
+                switch write {
+                case .rebuild(let key, let version, let epoch, let items, let body):
+                    try statement(.deleteBodies).run(.text(key.namespace), .text(key.name))
+                    try statement(.insertBody).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(Int64(bitPattern: Checksum.of(body))), .blob(body))
+                    try statement(.upsertRebuilt).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(Int64(bitPattern: epoch)), .integer(Int64(items)), .integer(now), .integer(Int64(body.count)))
+                case .change(let key, let version, let items, let body):
+                    try statement(.insertBody).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(Int64(bitPattern: Checksum.of(body))), .blob(body))
+                    try statement(.updateChanged).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(Int64(items)), .integer(now), .integer(Int64(body.count)))
+                case .drop(let key, let version):
+                    try statement(.deleteBodies).run(.text(key.namespace), .text(key.name))
+                    try statement(.upsertDropped).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(now))
+                }
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    func recipe(for key: JournalKey) throws(JournalError) -> JournalRecipe? {
+        let layout = try statement(.selectLayout)
+        layout.bind(.text(key.namespace), .text(key.name))
+        guard try layout.step(), layout.integer(at: 0) != 0 else { return nil }
+        let base = Int(layout.integer(at: 1))
+        let version = Int(layout.integer(at: 2))
+        let rows = try statement(.selectBodies)
+        rows.bind(.text(key.namespace), .text(key.name))
+        var bodies: [[UInt8]] = []
+        while try rows.step() {
+            let expected = base + bodies.count
+            guard rows.integer(at: 0) == Int64(expected) else {
+                throw JournalError(.corrupt, "\(key): the body of version \(expected) is missing (found \(rows.integer(at: 0)))")
+            }
+            let body = rows.blob(at: 2)
+            guard Checksum.of(body) == UInt64(bitPattern: rows.integer(at: 1)) else {
+                throw JournalError(.corrupt, "\(key): the body of version \(expected) does not match its checksum")
+            }
+            bodies.append(body)
+        }
+        guard !bodies.isEmpty, base + bodies.count - 1 == version else {
+            throw JournalError(.corrupt, "\(key): its bodies reach version \(base + bodies.count - 1), not \(version)")
+        }
+        return JournalRecipe(base: base, bodies: bodies)
+    }
+
+    func makeDurable() throws(JournalError) {
+        // fsync of the WAL, which holds every commit since the last checkpoint (which syncs by itself).
+        let descriptor = open(path + "-wal", O_RDONLY)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw JournalError(.writeFailed, "\(path)-wal: fsync failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    func byteCount() -> Int {
+        Self.fileSize(path) + Self.fileSize(path + "-wal")
+    }
+
+    func probe() throws(JournalError) {
+        try connection.execute("BEGIN IMMEDIATE; UPDATE journal_meta SET value=value WHERE name='format'; COMMIT;")
+    }
+
+    private static func fileSize(_ path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : 0
+    }
+
+    /// `data/` of the default path is made on first start, so the README's first command needs no set-up.
+    private static func makeParentFolder(of path: String) throws(JournalError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard !folder.isEmpty else { return }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw JournalError(.unreadable, "cannot make the folder \(folder) for \(path): \(error.localizedDescription)")
+        }
+    }
+}

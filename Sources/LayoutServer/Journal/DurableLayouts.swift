@@ -1,0 +1,252 @@
+import Foundation
+import LayoutEngine
+import LayoutJournal
+import LayoutWire
+import Logging
+import Synchronization
+
+/// A daemon's layouts kept in its journal, with the store in memory as their cache: every acknowledged
+/// change is written before its reply leaves; a layout not in memory (evicted, or not yet restored after
+/// a start) is rebuilt from the journal when it is asked for; after a start every kept layout comes back
+/// in the background, most recently changed first.
+public final class DurableLayouts: Sendable {
+    public let journal: Journal
+    let store: LayoutStore
+    let limits: InputLimits
+    let stats: ServerStats
+    let logger: Logger
+    private let progress = Mutex(RestoreProgress())
+    private let stopping = Atomic<Bool>(false)
+
+    /// Restores at start, as stats report them.
+    public struct RestoreProgress: Sendable, Hashable {
+        /// Kept layouts not yet rebuilt by the background restore.
+        public var waiting = 0
+        /// Layouts rebuilt from the journal (in the background or when asked for).
+        public var restored = 0
+        /// Layouts that could not be rebuilt (a corrupt record), published as `lost`.
+        public var lost = 0
+        /// Items of the layouts rebuilt, and the time spent rebuilding them, in µs.
+        public var items = 0
+        public var micros: UInt64 = 0
+    }
+
+    public init(journal: Journal, store: LayoutStore, limits: InputLimits, stats: ServerStats, logger: Logger) {
+        self.journal = journal
+        self.store = store
+        self.limits = limits
+        self.stats = stats
+        self.logger = logger
+        // Every journaled key's version count goes on where it was, dropped keys' too, before anything
+        // is served: a version a client saw never comes again.
+        for state in journal.keysAtOpen {
+            _ = store.restore(nil, forKey: LayoutKey(state.key), version: state.version)
+        }
+    }
+
+    public var restoreProgress: RestoreProgress {
+        progress.withLock { $0 }
+    }
+
+    // MARK: Writing
+
+    /// `unavailable` while the journal cannot write: a change that could not be made durable would not
+    /// be acknowledged anyway, and refusing it first leaves memory and journal alike. Queries go on.
+    func checkWritable() throws(WireError) {
+        guard let reason = journal.unwritableReason else { return }
+        throw WireError(.unavailable, "the journal cannot write (\(reason)); changes are refused until it can, queries are still served")
+    }
+
+    /// `reply`, made to wait until `change` is in the journal; if the write fails, the reply becomes
+    /// `unavailable` (the change is in memory but not durable, so it is not acknowledged).
+    func journaling(_ change: KeptChange, body: RequestBody?, reply: JobReply, id: RequestID?) -> JobReply {
+        let write: JournalWrite
+        switch makeWrite(for: change, body: body) {
+        case .success(let made): write = made
+        case .failure(let error): return failed(reply, id: id, because: error.message)
+        }
+        var deferred = reply
+        let journal = self.journal
+        deferred.deferral = JobReply.Deferral { resume in
+            journal.append(write) { result in
+                switch result {
+                case .success: resume(reply)
+                case .failure(let error): resume(Self.failed(reply, id: id, because: error.message))
+                }
+            }
+        }
+        return deferred
+    }
+
+    private func failed(_ reply: JobReply, id: RequestID?, because reason: String) -> JobReply {
+        Self.failed(reply, id: id, because: reason)
+    }
+
+    private static func failed(_ reply: JobReply, id: RequestID?, because reason: String) -> JobReply {
+        let error = WireError(.unavailable, "the change was made in memory but the journal could not keep it (\(reason)), so it is not acknowledged; read the layout's version before trying again")
+        return JobReply(body: ReplyBody(ReplyEncoder.failure(id: id, error: error)), op: reply.op, errorCode: error.code.rawValue)
+    }
+
+    /// The client's own body where it rebuilds the change (a `prepare`, or a change that follows the
+    /// key's last write); a snapshot of the layout where it would not (attached frames, which the journal
+    /// does not keep; a change after a failed write; changes grown past their `prepare`).
+    private func makeWrite(for change: KeptChange, body: RequestBody?) -> Result<JournalWrite, WireError> {
+        switch change {
+        case .dropped(let key, let version):
+            return .success(.drop(JournalKey(key), version: version))
+        case .prepared(let key, let version, let layout):
+            if let body, body.attachments.isEmpty {
+                return .success(.rebuild(JournalKey(key), version: version, epoch: 0, items: layout.itemCount, body: body.copiedBytes))
+            }
+            return snapshot(key, version: version, layout: layout)
+        case .changed(let key, let version, let layout):
+            if let body, body.attachments.isEmpty, !journal.needsSnapshot(of: JournalKey(key), changeVersion: version, bytes: body.count) {
+                return .success(.change(JournalKey(key), version: version, items: layout.itemCount, body: body.copiedBytes))
+            }
+            return snapshot(key, version: version, layout: layout)
+        }
+    }
+
+    private func snapshot(_ key: LayoutKey, version: Int, layout: PreparedLayout) -> Result<JournalWrite, WireError> {
+        switch SnapshotBody.encode(layout: key.name, input: layout.input, limits: limits) {
+        case .success(let writer):
+            return .success(.rebuild(JournalKey(key), version: version, epoch: 0, items: layout.itemCount, body: writer.withUnsafeBytes { Array($0) }))
+        case .failure(let error):
+            return .failure(error)
+        }
+    }
+
+    // MARK: Reading
+
+    /// Rebuilds `key` from the journal when it keeps it and memory does not; the entry now in memory.
+    /// Runs as an op on the key (one at a time per key), so nothing changes the key meanwhile.
+    func reload(_ key: LayoutKey) -> LayoutStore.Entry? {
+        guard let indexed = journal.entry(for: JournalKey(key)), indexed.isKept else { return nil }
+        guard restore(key, version: indexed.version) else { return nil }
+        return store.entry(forKey: key)
+    }
+
+    /// The layouts of `summaries` and those the journal keeps that are not in memory (their bytes 0: the
+    /// memory they take now), sorted as the store sorts them.
+    func addingJournaled(to summaries: [LayoutStore.Summary], in namespace: String?) -> [LayoutStore.Summary] {
+        let resident = Set(summaries.map(\.key))
+        let journaled = journal.keptKeys(in: namespace).lazy.map { (LayoutKey($0.key), $0.entry) }.filter { !resident.contains($0.0) }
+        guard !journaled.isEmpty else { return summaries }
+        return (summaries + journaled.map { LayoutStore.Summary(key: $0.0, version: $0.1.version, items: $0.1.items, bytes: 0) }).sorted { $0.key < $1.key }
+    }
+
+    /// Rebuilds `key` at `version` from its journaled bodies and keeps it, unless a layout is in memory
+    /// or the key moved past `version` meanwhile. A key whose bodies are corrupt or do not rebuild is
+    /// published `lost` and dropped from the journal. True when the key's layout is now in memory.
+    @discardableResult
+    func restore(_ key: LayoutKey, version: Int) -> Bool {
+        if store.isResident(key) { return true }
+        let started = ContinuousClock.now
+        let failure: String
+        do {
+            guard let recipe = try journal.recipe(for: JournalKey(key)) else { return false }
+            let replay = RecipeReplay(key: key, base: recipe.base, limits: limits, stats: stats)
+            switch replay.rebuild(from: replay.bodies(recipe.bodies), version: version) {
+            case .success(let layout):
+                let kept = store.restoreIfAbsent(layout, forKey: key, version: version)
+                let micros = (ContinuousClock.now - started).wholeMicroseconds
+                progress.withLock {
+                    $0.restored += kept ? 1 : 0
+                    $0.items += kept ? layout.itemCount : 0
+                    $0.micros += micros
+                }
+                return kept || store.isResident(key)
+            case .failure(let error):
+                failure = error.message
+            }
+        } catch {
+            failure = error.message
+        }
+        lose(key, version: version, because: failure)
+        return false
+    }
+
+    /// A key the journal cannot rebuild: published `lost` (once, at the version it was at), and dropped
+    /// from the journal so the next start does not try again; its version count goes on.
+    private func lose(_ key: LayoutKey, version: Int, because reason: String) {
+        guard store.version(forKey: key) == version, !store.isResident(key) else { return }
+        let lostVersion = store.markLost(key)
+        progress.withLock { $0.lost += 1 }
+        logger.error("a journaled layout cannot be rebuilt; published as lost", metadata: ["layout": "\(key)", "version": "\(version)", "reason": "\(reason)"])
+        journal.append(.drop(JournalKey(key), version: lostVersion)) { _ in }
+    }
+
+    // MARK: Restore at start
+
+    /// Rebuilds every kept layout in the background, most recently changed first, `concurrency` at a
+    /// time, while the daemon serves (a layout asked for meanwhile is rebuilt at once by its request).
+    /// Stops early once memory is nearly full: the rest come back when they are asked for.
+    public func restoreInBackground(concurrency: Int) {
+        let keys = journal.keysAtOpen.filter(\.isKept)
+        guard !keys.isEmpty else { return }
+        progress.withLock { $0.waiting = keys.count }
+        logger.info("restoring layouts from the journal", metadata: ["layouts": "\(keys.count)", "journal": "\(journal.url)"])
+        let next = Atomic<Int>(0)
+        let remaining = Atomic<Int>(max(1, concurrency))
+        let started = ContinuousClock.now
+        for _ in 0..<max(1, concurrency) {
+            let thread = Thread { [self] in
+                while !stopping.load(ordering: .relaxed) {
+                    let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                    guard index < keys.count else { break }
+                    // Leave room: restoring past the bound would evict the layouts just restored.
+                    guard store.usage.bytes < store.capacityBytes / 10 * 9 else { break }
+                    let state = keys[index]
+                    let key = LayoutKey(state.key)
+                    if !store.isResident(key) && store.version(forKey: key) == state.version {
+                        restore(key, version: state.version)
+                    }
+                    progress.withLock { $0.waiting -= 1 }
+                }
+                if remaining.wrappingSubtract(1, ordering: .relaxed).oldValue == 1 {
+                    let progress = restoreProgress
+                    logger.info("journal restore done", metadata: [
+                        "restored": "\(progress.restored)", "lost": "\(progress.lost)", "left for when asked": "\(max(0, progress.waiting))",
+                        "ms": "\((ContinuousClock.now - started).wholeMicroseconds / 1000)",
+                    ])
+                    self.progress.withLock { $0.waiting = 0 }
+                }
+            }
+            thread.name = "layoutd-restore"
+            thread.start()
+        }
+    }
+
+    /// Stops the background restore and closes the journal once what is queued is written.
+    public func close() {
+        stopping.store(true, ordering: .relaxed)
+        journal.close()
+    }
+}
+
+extension JournalKey {
+    init(_ key: LayoutKey) {
+        self.init(namespace: key.namespace, name: key.name)
+    }
+}
+
+extension LayoutKey {
+    init(_ key: JournalKey) {
+        self.init(namespace: key.namespace, name: key.name)
+    }
+}
+
+extension Duration {
+    /// Whole microseconds, for stats.
+    var wholeMicroseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        return UInt64(max(0, seconds)) * 1_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000_000)
+    }
+}
+
+extension RequestBody {
+    /// The body's bytes, copied out of its message (the journal keeps them past the request).
+    var copiedBytes: [UInt8] {
+        withUnsafeBytes { Array($0) }
+    }
+}
