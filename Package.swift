@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // The journal's PostgreSQL backend (journal.url postgres://…), shared by a cluster's brokers.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -38,7 +40,10 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         // The journal of acknowledged changes (docs/DURABILITY.md): engine and wire below it, server above.
-        .target(name: "LayoutJournal", dependencies: ["CSQLite", "LayoutEngine", "LayoutWire"]),
+        .target(
+            name: "LayoutJournal",
+            dependencies: ["CSQLite", "LayoutEngine", "LayoutWire", .product(name: "PostgresNIO", package: "postgres-nio")]
+        ),
         .target(name: "CMallocTuning"),
         // Deterministic inputs shared by the test targets and the benchmarks.
         .target(name: "LayoutTestKit"),
@@ -73,7 +78,7 @@ let package = Package(
         .target(
             name: "LayoutCluster",
             dependencies: [
-                "ZeroMQ", "LayoutEngine", "LayoutWire", "LayoutServer",
+                "ZeroMQ", "LayoutEngine", "LayoutWire", "LayoutServer", "LayoutJournal",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

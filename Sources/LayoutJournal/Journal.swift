@@ -100,8 +100,9 @@ public final class Journal: Sendable {
         case .sqlite(let path):
             writer = try SQLiteJournalStorage(path: path, role: role, durability: durability)
             reader = try SQLiteJournalStorage(path: path, role: role, durability: durability)
-        case .postgres:
-            throw JournalError(.invalidURL, "a PostgreSQL journal is not built into this layoutd yet; use sqlite:PATH")
+        case .postgres(let url):
+            writer = try PostgresJournalStorage(url: url, role: role, durability: durability)
+            reader = try PostgresJournalStorage(url: url, role: role, durability: durability)
         }
         let keys = try writer.loadKeys().sorted { ($0.changedAtMillis, $1.key) > ($1.changedAtMillis, $0.key) }
         return Journal(url: url, durability: durability, syncMillis: syncMillis, compaction: compaction, writer: writer, reader: reader, keys: keys, onCommit: onCommit, onHealthChange: onHealthChange)

@@ -21,6 +21,8 @@ public enum JournalURL: Sendable, Hashable, CustomStringConvertible {
             guard !path.isEmpty else { throw JournalError(.invalidURL, "sqlite: needs a file path, as in sqlite:data/layoutd.db") }
             self = .sqlite(path: path)
         } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            // Taken apart now, so that a mistyped parameter stops the configuration, not the first open.
+            _ = try PostgresURL(text)
             self = .postgres(url: text)
         } else {
             throw JournalError(.invalidURL, "\"\(text)\" is not sqlite:PATH, postgres://… or none")

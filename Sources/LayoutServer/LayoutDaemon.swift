@@ -59,11 +59,16 @@ public struct LayoutDaemon: Service {
         }
         let mailbox = try Mailbox<IOMessage>()
         let journal = try openJournal(stats: stats)
-        let store = LayoutStore(capacityBytes: configuration.storeCapacityBytes, backing: journal == nil ? .memoryOnly : .journal) { change in
+        let publish: @Sendable (StoreChange) -> Void = { change in
             let (namespace, event) = change.event
             mailbox.post(.event(namespace: namespace, topic: event.topic, body: event.body))
         }
-        let durable = journal.map { DurableLayouts(journal: $0, store: store, limits: self.configuration.inputLimits, stats: stats, logger: self.logger) }
+        // With a journal, a change's events wait for the change to be written (`EventGate`).
+        let events = journal == nil ? nil : EventGate(publish: publish)
+        let store = LayoutStore(capacityBytes: configuration.storeCapacityBytes, backing: journal == nil ? .memoryOnly : .journal) { change in
+            if let events { events.accept(change) } else { publish(change) }
+        }
+        let durable = journal.map { DurableLayouts(journal: $0, store: store, events: events, limits: self.configuration.inputLimits, stats: stats, logger: self.logger) }
         let handler = RequestHandler(store: store, stats: stats, limits: configuration.inputLimits, startedAt: Date(), durable: durable)
         let pool = WorkerPool(workers: configuration.resolvedWorkers, queueCapacity: configuration.queueCapacity, handler: handler, stats: stats) { reply in
             mailbox.post(.reply(reply))

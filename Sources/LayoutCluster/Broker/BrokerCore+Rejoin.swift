@@ -1,3 +1,4 @@
+import LayoutServer
 import LayoutWire
 
 /// The wait after a broker starts (issue 14): workers of a previous broker may still hold layouts, and a
@@ -29,6 +30,35 @@ extension BrokerCore {
         let held = rejoinHeld
         rejoinHeld = []
         logger.info("serving keys", metadata: ["held": "\(held.count)", "workers": "\(live.count)"])
+        placeUnclaimed()
         for request in held { dispatch(request) }
+    }
+
+    /// Keys the journal brought back that no worker reported having: rebuilt from their recipes.
+    func placeUnclaimed() {
+        guard !live.isEmpty else { return }
+        let unclaimed = keys.values.filter { $0.kept && $0.owner == nil && $0.isSettled }
+        guard !unclaimed.isEmpty else { return }
+        logger.info("rebuilding journaled layouts no worker reported", metadata: ["layouts": "\(unclaimed.count)"])
+        for record in unclaimed.sorted(by: { $0.key < $1.key }) { place(record) }
+    }
+
+    /// A restarted broker's recipes, read from its journal before it serves: each key is protected
+    /// again at its journaled version, owned by nobody until a worker reports a copy (or, once the
+    /// rejoin wait is over, rebuilt from the recipe). Nothing is written back while loading.
+    func loadJournaled(_ journaled: [(key: LayoutKey, base: Int, bodies: [[UInt8]], epoch: UInt64)]) {
+        let onChange = recipes.onChange
+        recipes.onChange = nil
+        defer { recipes.onChange = onChange }
+        for entry in journaled {
+            guard let first = entry.bodies.first else { continue }
+            _ = recipes.start(entry.key, base: entry.base, prepare: HeldBody(first))
+            for body in entry.bodies.dropFirst() { _ = recipes.append(entry.key, change: HeldBody(body)) }
+            let record = keys[entry.key] ?? KeyRecord(key: entry.key)
+            record.kept = true
+            record.version = entry.base + entry.bodies.count - 1
+            record.epoch = entry.epoch
+            keys[entry.key] = record
+        }
     }
 }

@@ -35,12 +35,18 @@ extension BrokerCore {
                 keyQuieted(record)
                 return
             }
+            let writesBefore = journalWrites
             if let record {
                 record.inFlight -= 1
                 if let operation = request.route.operation { learn(summary, of: operation, request: request, on: record) }
             }
-            // A binary reply's columns pass through as they came, unread and uncopied.
-            output.reply(to: request.envelope, body: body, trailing: Array(frames.dropFirst()))
+            // A binary reply's columns pass through as they came, unread and uncopied. A change the
+            // journal records is acknowledged only once it is written.
+            if journalWrites != writesBefore {
+                output.replyWhenJournaled(to: request.envelope, body: body, trailing: Array(frames.dropFirst()), id: request.route.id)
+            } else {
+                output.reply(to: request.envelope, body: body, trailing: Array(frames.dropFirst()))
+            }
             self.record(request, errorCode: summary.ok == false ? summary.errorCode ?? "internal" : nil)
             if let record { keyQuieted(record) }
         case .restore(let record, let header, let fromRecipe):

@@ -69,6 +69,9 @@ final class BrokerCore {
     /// between two starts (docs/PROTOCOL.md §10.9).
     let epoch: UInt64
 
+    /// Journal writes asked for so far: a reply that caused some waits for them (`replyWhenJournaled`).
+    var journalWrites = 0
+
     init(settings: Settings, output: any BrokerOutput, stats: ServerStats = ServerStats(), epoch: UInt64? = nil, logger: Logger) {
         self.epoch = epoch ?? UInt64(max(0, Date().timeIntervalSince1970 * 1000))
         self.settings = settings
@@ -76,6 +79,10 @@ final class BrokerCore {
         self.output = output
         self.logger = logger
         recipes = RecipeBook(capacityBytes: settings.recipeBytes, compaction: settings.compaction)
+        recipes.onChange = { [unowned self] change in
+            journalWrites += 1
+            self.output.journal(change, epoch: self.epoch)
+        }
     }
 
     func makeToken() -> RequestToken {

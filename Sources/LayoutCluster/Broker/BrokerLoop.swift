@@ -1,4 +1,5 @@
 import Dispatch
+import LayoutJournal
 import LayoutServer
 import LayoutWire
 import Logging
@@ -8,6 +9,8 @@ import ZeroMQ
 /// What other threads tell the broker's I/O thread.
 enum BrokerSignal: Sendable {
     case shutdown
+    /// The journal committed the write numbered `sequence` (failed, with why).
+    case journaled(sequence: Int, failure: String?)
     /// The HTTP listener's `/metrics`.
     case metrics(MetricsAsk)
 }
@@ -62,6 +65,26 @@ final class BrokerLoop {
     private var sentOnBack = false
     /// With CURVE: who may do what, asked per message (see `AccessGate`); nil without CURVE.
     private let gate: AccessGate?
+    /// The recipes' journal; nil with `journal.url: none`.
+    private let journal: Journal?
+    /// Journal writes asked for, and committed (in order: the journal commits in the order it is asked).
+    private var journalAsked = 0
+    private var journalCommitted = 0
+    /// Writes that failed, by number, until the replies waiting on them have left.
+    private var journalFailures: [Int: String] = [:]
+    /// Replies acknowledging changes, waiting for the writes asked for before them, in order.
+    private var journaledReplies: [JournaledReply] = []
+    private var journaledRepliesHead = 0
+    /// The writes the replies sent so far waited for.
+    private var journalReleased = 0
+
+    private struct JournaledReply {
+        var after: Int
+        var envelope: Envelope
+        var body: HeldBody
+        var trailing: [HeldBody]
+        var id: RequestID?
+    }
 
     let frontEndpoint: String
     let statsEndpoint: String
@@ -69,8 +92,9 @@ final class BrokerLoop {
 
     init(
         context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, proxy: EventProxy, mailbox: Mailbox<BrokerSignal>,
-        health: DaemonHealth, stats: ServerStats, access: AccessControl?, logger: Logger
+        health: DaemonHealth, stats: ServerStats, access: AccessControl?, journaled: JournaledRecipes? = nil, logger: Logger
     ) throws {
+        journal = journaled?.journal
         front = try Socket(.router, in: context)
         statsSocket = try Socket(.router, in: context)
         back = try Socket(.router, in: context)
@@ -120,8 +144,9 @@ final class BrokerLoop {
                 restoresPerWorker: cluster.restoresPerWorker, secured: access != nil,
                 compaction: CompactionPolicy(afterBytes: cluster.compactAfterBytes, afterChanges: cluster.compactAfterChanges)
             ),
-            output: self, stats: stats, logger: logger
+            output: self, stats: stats, epoch: journaled?.epoch, logger: logger
         )
+        if let journaled { core?.loadJournaled(journaled.recipes) }
     }
 
     /// Serves until a shutdown signal and every admitted request is answered (or the grace period is
@@ -172,9 +197,13 @@ final class BrokerLoop {
                     }
                 case .metrics(let ask):
                     ask.fulfil(core.statsAnswer(.metrics, now: now()))
+                case .journaled(let sequence, let failure):
+                    journalCommitted = Swift.max(journalCommitted, sequence)
+                    if let failure { journalFailures[sequence] = failure }
                 }
             }
             signals.removeAll(keepingCapacity: true)
+            releaseJournaledReplies()
             let time = now()
             if time >= nextTick {
                 core.tick(now: time)
@@ -182,7 +211,7 @@ final class BrokerLoop {
                 if let until = core.rejoinUntil { nextTick = Swift.min(nextTick, until) } else { health.advance(to: .serving) }
             }
             if let since = drainingSince {
-                if core.clientsInFlight <= 0 { break }
+                if core.clientsInFlight <= 0 && journaledRepliesHead == journaledReplies.count { break }
                 if time > since, time - since > graceNanos {
                     logger.warning("shutdown grace period over with requests unanswered")
                     break
@@ -208,7 +237,30 @@ final class BrokerLoop {
         for worker in core.workers where worker.isConnected {
             _ = send(.disconnect, to: worker.routingID)
         }
+        journal?.close()
         close()
+    }
+
+    /// Sends the replies whose journal writes are committed, in order; one whose write failed is
+    /// answered `unavailable`: the change is on its worker but not durable, so not acknowledged.
+    private func releaseJournaledReplies() {
+        while journaledRepliesHead < journaledReplies.count, journaledReplies[journaledRepliesHead].after <= journalCommitted {
+            let waiting = journaledReplies[journaledRepliesHead]
+            journaledRepliesHead += 1
+            let failure = journalFailures.first { $0.key > journalReleased && $0.key <= waiting.after }?.value
+            journalReleased = waiting.after
+            journalFailures = journalFailures.filter { $0.key > journalReleased }
+            if let failure {
+                let error = WireError(.unavailable, "the change was made on its worker but the broker's journal could not keep it (\(failure)), so it is not acknowledged; read the layout's version before trying again")
+                reply(to: waiting.envelope, bytes: ReplyEncoder.failure(id: waiting.id, error: error))
+            } else {
+                reply(to: waiting.envelope, body: waiting.body, trailing: waiting.trailing)
+            }
+        }
+        if journaledRepliesHead == journaledReplies.count {
+            journaledReplies.removeAll(keepingCapacity: true)
+            journaledRepliesHead = 0
+        }
     }
 
     private func now() -> Nanos {
@@ -392,6 +444,24 @@ final class BrokerLoop {
 }
 
 extension BrokerLoop: BrokerOutput {
+    func journal(_ change: RecipeBook.Change, epoch: UInt64) {
+        guard let journal else { return }
+        journalAsked += 1
+        let sequence = journalAsked
+        let mailbox = self.mailbox
+        journal.append(change.write(epoch: epoch)) { result in
+            switch result {
+            case .success: mailbox.post(.journaled(sequence: sequence, failure: nil))
+            case .failure(let error): mailbox.post(.journaled(sequence: sequence, failure: error.message))
+            }
+        }
+    }
+
+    func replyWhenJournaled(to envelope: Envelope, body: HeldBody, trailing: [HeldBody], id: RequestID?) {
+        guard journal != nil else { return reply(to: envelope, body: body, trailing: trailing) }
+        journaledReplies.append(JournaledReply(after: journalAsked, envelope: envelope, body: body, trailing: trailing, id: id))
+    }
+
     func reply(to envelope: Envelope, body: HeldBody, trailing: [HeldBody]) {
         do {
             guard try sendEnvelope(envelope) else { return }

@@ -59,6 +59,15 @@ public struct ClusterBroker: Service {
             context.terminate()
             throw error
         }
+        let journaled: JournaledRecipes?
+        do {
+            journaled = try JournaledRecipes.open(configuration: configuration, logger: logger)
+        } catch {
+            context.shutdown()
+            proxy.waitUntilFinished()
+            context.terminate()
+            throw error
+        }
         let health = DaemonHealth()
         let running = RunningNode(stop: { mailbox.post(.shutdown) }, health: health, access: access)
         let bound = Mutex<Result<(String, String, String), ServerFailure>?>(nil)
@@ -70,13 +79,14 @@ public struct ClusterBroker: Service {
             do {
                 let loop = try BrokerLoop(
                     context: context, configuration: configuration, cluster: cluster, proxy: proxy, mailbox: mailbox,
-                    health: health, stats: stats, access: access, logger: logger
+                    health: health, stats: stats, access: access, journaled: journaled, logger: logger
                 )
                 // Serving (for /readyz) once the loop has waited for workers to register again.
                 bound.withLock { $0 = .success((loop.frontEndpoint, loop.statsEndpoint, loop.backEndpoint)) }
                 ready.signal()
                 loop.run()
             } catch {
+                journaled?.journal.close()
                 bound.withLock { $0 = .failure(ServerFailure("cannot bind: \(error)")) }
                 ready.signal()
                 // No loop to send the proxy TERMINATE: shutting the context down stops it.

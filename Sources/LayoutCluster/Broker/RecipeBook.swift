@@ -67,8 +67,20 @@ struct CompactionPolicy {
 /// recipe; a `bounds` that did not change the size is never recorded. A key whose recipe is dropped
 /// stays kept on its worker, but cannot be rebuilt if that worker dies: it is then lost.
 final class RecipeBook {
+    /// What happened to a recipe, as the broker's journal records it.
+    enum Change {
+        /// The recipe starts over with `body`, which gave `version`.
+        case started(LayoutKey, version: Int, body: HeldBody)
+        /// `body` gave `version`, after the recipe's earlier bodies.
+        case appended(LayoutKey, version: Int, body: HeldBody)
+        /// The recipe is gone (a drop, a loss, an eviction from the book); it had reached `version`.
+        case removed(LayoutKey, version: Int)
+    }
+
     let capacityBytes: Int
     let compaction: CompactionPolicy
+    /// Told of every change to a recipe, in order (the broker's journal); nil: nobody is.
+    var onChange: ((Change) -> Void)?
     private(set) var totalBytes = 0
     private var recipes: [LayoutKey: Recipe] = [:]
     /// Most recently used; follow `newer` from `oldest` to reach it.
@@ -89,12 +101,14 @@ final class RecipeBook {
     /// Starts `key`'s recipe over with the `prepare` body that made version `base`. Returns the keys
     /// whose recipes were dropped to make room (possibly `key` itself, when the body alone is over the bound).
     func start(_ key: LayoutKey, base: Int, prepare: HeldBody) -> [LayoutKey] {
-        remove(key)
+        // Started over, not removed: the journal takes the new start alone.
+        forget(key)
         let recipe = Recipe(key: key, base: base, prepare: prepare.retained())
         resetCompaction(of: recipe)
         recipes[key] = recipe
         link(recipe)
         totalBytes += recipe.bytes
+        onChange?(.started(key, version: base, body: recipe.bodies[0]))
         return evictOverflow()
     }
 
@@ -106,6 +120,7 @@ final class RecipeBook {
         recipe.append(body)
         totalBytes += body.count
         touch(key)
+        onChange?(.appended(key, version: recipe.lastVersion, body: body))
         return evictOverflow()
     }
 
@@ -138,6 +153,13 @@ final class RecipeBook {
         recipe.replace(through: version, with: snapshot.retained())
         totalBytes += recipe.bytes - before
         resetCompaction(of: recipe)
+        if let onChange {
+            // The journal starts the key over from the snapshot, then takes the changes after it again.
+            onChange(.started(recipe.key, version: recipe.base, body: recipe.bodies[0]))
+            for (offset, body) in recipe.bodies.enumerated().dropFirst() {
+                onChange(.appended(recipe.key, version: recipe.base + offset, body: body))
+            }
+        }
         return .compacted(savedBytes: before - recipe.bytes)
     }
 
@@ -165,9 +187,16 @@ final class RecipeBook {
 
     /// Drops `key`'s recipe.
     func remove(_ key: LayoutKey) {
-        guard let recipe = recipes.removeValue(forKey: key) else { return }
+        guard let recipe = forget(key) else { return }
+        onChange?(.removed(key, version: recipe.lastVersion))
+    }
+
+    @discardableResult
+    private func forget(_ key: LayoutKey) -> Recipe? {
+        guard let recipe = recipes.removeValue(forKey: key) else { return nil }
         unlink(recipe)
         totalBytes -= recipe.bytes
+        return recipe
     }
 
     /// Keys from least to most recently used (tests).

@@ -227,6 +227,21 @@ protocol BrokerOutput: AnyObject {
     /// Publishes an event the broker makes itself (`invalidated` with reason `lost`) about a layout of
     /// `namespace`, to that namespace's subscribers.
     func publish(_ event: WireEvent, namespace: String)
+    /// Records a change to a recipe in the broker's journal (under the broker's `epoch`), in order.
+    func journal(_ change: RecipeBook.Change, epoch: UInt64)
+    /// Sends a reply that acknowledges a change once the journal writes asked for before it are
+    /// committed; `unavailable` instead if one of them failed.
+    func replyWhenJournaled(to envelope: Envelope, body: HeldBody, trailing: [HeldBody], id: RequestID?)
+}
+
+extension BrokerOutput {
+    /// Without a journal, nothing to record.
+    func journal(_ change: RecipeBook.Change, epoch: UInt64) {}
+
+    /// Without a journal, nothing to wait for.
+    func replyWhenJournaled(to envelope: Envelope, body: HeldBody, trailing: [HeldBody], id: RequestID?) {
+        reply(to: envelope, body: body, trailing: trailing)
+    }
 }
 
 /// The broker's own counters (its stats socket's `cluster.routing`).

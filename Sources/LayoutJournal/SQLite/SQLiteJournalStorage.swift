@@ -24,19 +24,28 @@ final class SQLiteJournalStorage: JournalStorage {
         self.path = path
         try Self.makeParentFolder(of: path)
         connection = try SQLiteConnection(path: path)
+        // Looked at before anything is set: a database that is not a journal is refused as it was found.
+        let names = try tableNames()
+        guard names.isEmpty || names.contains("journal_meta") else {
+            throw JournalError(.incompatible, "\(path) is an SQLite database but not a layoutd journal (it has no journal_meta table); point journal.url elsewhere")
+        }
         guard try connection.text("PRAGMA journal_mode=WAL").lowercased() == "wal" else {
             throw JournalError(.unreadable, "\(path): SQLite would not use WAL mode")
         }
         try connection.execute("PRAGMA synchronous=\(durability == .sync ? "FULL" : "NORMAL")", failing: .unreadable)
         // After a checkpoint the WAL is cut back to this, so a burst of large bodies does not keep its size.
         try connection.execute("PRAGMA journal_size_limit=67108864", failing: .unreadable)
-        try checkOrCreateSchema(role: role)
+        try checkOrCreateSchema(role: role, names: names)
     }
 
-    private func checkOrCreateSchema(role: JournalRole) throws(JournalError) {
+    private func tableNames() throws(JournalError) -> Set<String> {
         let tables = try connection.prepare("SELECT name FROM sqlite_master WHERE type='table'", failing: .unreadable)
         var names: Set<String> = []
         while try tables.step() { names.insert(tables.text(at: 0)) }
+        return names
+    }
+
+    private func checkOrCreateSchema(role: JournalRole, names: Set<String>) throws(JournalError) {
         if names.isEmpty {
             try connection.execute("""
                 BEGIN;
@@ -54,9 +63,6 @@ final class SQLiteJournalStorage: JournalStorage {
                 COMMIT;
                 """, failing: .unreadable)
             return
-        }
-        guard names.contains("journal_meta") else {
-            throw JournalError(.incompatible, "\(path) is an SQLite database but not a layoutd journal (it has no journal_meta table); point journal.url elsewhere")
         }
         let meta = try connection.prepare("SELECT name, value FROM journal_meta", failing: .unreadable)
         var values: [String: String] = [:]
@@ -180,8 +186,16 @@ final class SQLiteJournalStorage: JournalStorage {
         Self.fileSize(path) + Self.fileSize(path + "-wal")
     }
 
+    /// Writes 1 MB and takes it away again: a write that changes nothing could fit in the WAL's pages
+    /// already on the disk and pass on a full disk, so the probe must make the WAL grow.
     func probe() throws(JournalError) {
-        try connection.execute("BEGIN IMMEDIATE; UPDATE journal_meta SET value=value WHERE name='format'; COMMIT;")
+        do throws(JournalError) {
+            try connection.execute("BEGIN IMMEDIATE; INSERT OR REPLACE INTO journal_meta VALUES('probe', randomblob(1048576)); COMMIT;")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+        try? connection.execute("DELETE FROM journal_meta WHERE name='probe'")
     }
 
     private static func fileSize(_ path: String) -> Int {

@@ -12,6 +12,8 @@ import Synchronization
 public final class DurableLayouts: Sendable {
     public let journal: Journal
     let store: LayoutStore
+    /// Holds each change's events until the journal has it; nil where the store publishes directly.
+    let events: EventGate?
     let limits: InputLimits
     let stats: ServerStats
     let logger: Logger
@@ -31,9 +33,10 @@ public final class DurableLayouts: Sendable {
         public var micros: UInt64 = 0
     }
 
-    public init(journal: Journal, store: LayoutStore, limits: InputLimits, stats: ServerStats, logger: Logger) {
+    init(journal: Journal, store: LayoutStore, events: EventGate?, limits: InputLimits, stats: ServerStats, logger: Logger) {
         self.journal = journal
         self.store = store
+        self.events = events
         self.limits = limits
         self.stats = stats
         self.logger = logger
@@ -63,15 +66,23 @@ public final class DurableLayouts: Sendable {
         let write: JournalWrite
         switch makeWrite(for: change, body: body) {
         case .success(let made): write = made
-        case .failure(let error): return failed(reply, id: id, because: error.message)
+        case .failure(let error):
+            events?.release(change.key, publishing: false)
+            return failed(reply, id: id, because: error.message)
         }
         var deferred = reply
         let journal = self.journal
+        let events = self.events
+        let key = change.key
         deferred.deferral = JobReply.Deferral { resume in
             journal.append(write) { result in
                 switch result {
-                case .success: resume(reply)
-                case .failure(let error): resume(Self.failed(reply, id: id, because: error.message))
+                case .success:
+                    events?.release(key, publishing: true)
+                    resume(reply)
+                case .failure(let error):
+                    events?.release(key, publishing: false)
+                    resume(Self.failed(reply, id: id, because: error.message))
                 }
             }
         }
@@ -81,6 +92,10 @@ public final class DurableLayouts: Sendable {
     private func failed(_ reply: JobReply, id: RequestID?, because reason: String) -> JobReply {
         Self.failed(reply, id: id, because: reason)
     }
+
+    /// Limits that refuse nothing: a journaled layout was accepted when it was made, and lowering
+    /// `limits.*` since must not make it lost.
+    private static let replayLimits = InputLimits(maxItems: .max, maxSections: .max)
 
     private static func failed(_ reply: JobReply, id: RequestID?, because reason: String) -> JobReply {
         let error = WireError(.unavailable, "the change was made in memory but the journal could not keep it (\(reason)), so it is not acknowledged; read the layout's version before trying again")
@@ -145,7 +160,7 @@ public final class DurableLayouts: Sendable {
         let failure: String
         do {
             guard let recipe = try journal.recipe(for: JournalKey(key)) else { return false }
-            let replay = RecipeReplay(key: key, base: recipe.base, limits: limits, stats: stats)
+            let replay = RecipeReplay(key: key, base: recipe.base, limits: Self.replayLimits, stats: stats)
             switch replay.rebuild(from: replay.bodies(recipe.bodies), version: version) {
             case .success(let layout):
                 let kept = store.restoreIfAbsent(layout, forKey: key, version: version)

@@ -9,3 +9,12 @@ public enum KeptChange: Sendable {
     /// A `drop` removed the key; its version count goes on from `version`.
     case dropped(LayoutKey, version: Int)
 }
+
+extension KeptChange {
+    /// The key it changed.
+    public var key: LayoutKey {
+        switch self {
+        case .prepared(let key, _, _), .changed(let key, _, _), .dropped(let key, _): return key
+        }
+    }
+}

@@ -12,13 +12,24 @@ final class LayoutdProcess {
 
     /// Starts `layoutd` with its endpoints and `arguments`, with no journal unless `arguments` name one
     /// (its default file under the working directory would be shared by tests running side by side).
-    init(arguments: [String]) throws {
+    /// - Parameter fileSizeLimit: a limit on the size of any file it writes (RLIMIT_FSIZE, SIGXFSZ
+    ///   ignored), as a full disk makes writes fail; a soft limit, so anyone may raise it later with
+    ///   `prlimit --pid`.
+    init(arguments: [String], fileSizeLimit: Int? = nil) throws {
         ports = try (0..<3).map { _ in try Self.freePort() }
-        process.executableURL = try Self.executable()
-        process.arguments = [
+        let daemonArguments = [
             "--front", "tcp://127.0.0.1:\(ports[0])", "--events", "tcp://127.0.0.1:\(ports[1])",
-            "--stats", "tcp://127.0.0.1:\(ports[2])", "--http", "", "--log-level", "warning",
-        ] + (arguments.contains("--journal") ? [] : ["--journal", "none"]) + arguments
+            "--stats", "tcp://127.0.0.1:\(ports[2])", "--log-level", "warning",
+        ] + (arguments.contains("--http") ? [] : ["--http", ""]) + (arguments.contains("--journal") ? [] : ["--journal", "none"]) + arguments
+        if let fileSizeLimit {
+            // The shell ignores SIGXFSZ and execs: an ignored signal stays ignored across exec, so a write
+            // past the limit fails with EFBIG instead of killing the process.
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "trap '' XFSZ; exec prlimit --fsize=\(fileSizeLimit):unlimited \"$0\" \"$@\"", try Self.executable().path] + daemonArguments
+        } else {
+            process.executableURL = try Self.executable()
+            process.arguments = daemonArguments
+        }
         process.standardOutput = FileHandle.nullDevice
         try process.run()
     }
@@ -31,7 +42,7 @@ final class LayoutdProcess {
         kill(process.processIdentifier, number)
     }
 
-    private static func executable() throws -> URL {
+    static func executable() throws -> URL {
         let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for candidate in [here, here.deletingLastPathComponent(), URL(fileURLWithPath: ".build/debug")] {
             let url = candidate.appendingPathComponent("layoutd")
@@ -40,7 +51,7 @@ final class LayoutdProcess {
         throw TestFailure("layoutd executable not found next to \(here.path); build it first")
     }
 
-    private static func freePort() throws -> Int {
+    static func freePort() throws -> Int {
         let context = try Context()
         defer { context.terminate() }
         let probe = try Socket(.router, in: context)

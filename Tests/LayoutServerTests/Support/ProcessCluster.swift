@@ -102,7 +102,10 @@ final class ProcessCluster {
             "--role", "broker", "--front", front, "--events", events, "--stats", stats, "--back", back,
             // No HTTP listener: its default port would collide between tests.
             "--http", "",
-        ] + (derivesEventsIn ? [] : ["--events-in", eventsIn]), environment: ["LAYOUTD_CLUSTER_REJOIN_MILLIS": "0"].merging(brokerEnvironment) { $1 })
+        ] + (derivesEventsIn ? [] : ["--events-in", eventsIn]), environment: [
+            // No journal unless a test gives one: its default file would be shared by tests side by side.
+            "LAYOUTD_CLUSTER_REJOIN_MILLIS": "0", "LAYOUTD_JOURNAL_URL": "none",
+        ].merging(brokerEnvironment) { $1 })
         // Serving once its stats socket answers.
         for _ in 0..<200 {
             if (try? statsOnce(timeout: 100)) != nil { return }

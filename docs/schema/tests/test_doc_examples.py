@@ -33,6 +33,7 @@ PROTOCOL = REPO / "docs" / "PROTOCOL.md"
 #   attributes-objects / attributes-columns   a bare `attributes` value
 #   event          an events-socket body
 #   stats          the stats socket's answer
+#   stats-journal  the fragment `"journal": {…}`: put into §8's stats example and checked as stats
 #   stats-cluster  the fragment `"cluster": {…}`: put into §8's stats example and checked as stats
 #   out-of-scope   §10, the broker <-> worker protocol: clients never see it; not described by these schemas
 BLOCKS = {
@@ -79,7 +80,8 @@ BLOCKS = {
     ("## 7. Events", 1): ("event", '{"event":"invalidated"'),
     ("## 7. Events", 2): ("event", '{"event":"batch"'),
     ("## 8. The stats socket", 1): ("stats", '{"uptimeSeconds":3605.2'),
-    ("## 8. The stats socket", 2): ("stats-cluster", '"cluster":{"role":"broker"'),
+    ("## 8. The stats socket", 2): ("stats-journal", '"journal":{"url":"sqlite:data/layoutd.db"'),
+    ("## 8. The stats socket", 3): ("stats-cluster", '"cluster":{"role":"broker"'),
     ("### 10.3 READY", 1): ("out-of-scope", '{"protocol":3'),
     ("### 10.7 Rebuilds, moves and losses", 1): ("out-of-scope", '{"layout":"feed","version":12'),
     ("### 10.7 Rebuilds, moves and losses", 2): ("out-of-scope", '{"layout":"feed"}'),
@@ -212,7 +214,7 @@ def _check_block(kind, heading, n, body):
         validate("event", json.loads(body))
     elif kind == "stats":
         validate("stats", json.loads(body))
-    elif kind == "stats-cluster":
+    elif kind in ("stats-journal", "stats-cluster"):
         validate("stats", {**_stats_example(), **json.loads("{" + body + "}")})
     else:
         pytest.fail(f"unknown kind {kind!r} in BLOCKS")

@@ -181,6 +181,13 @@ def test_stats_rejections():
              "itemsPrepared": 0, "layouts": {"count": 0, "bytes": 0}, "eventsPublished": 0, "subscribers": 0,
              "authFailures": 0}
     validate("stats", stats)
+    # A single daemon with a journal adds `journal` (PROTOCOL.md §8); `lastError` only while it cannot write.
+    with_journal = {**stats, "journal": {
+        "url": "sqlite:data/layoutd.db", "durability": "sync", "writable": True, "bytes": 4096, "commits": 2,
+        "records": 3, "errors": 0, "keys": 1, "commitMicros": {"p50": 90, "p90": 120, "p99": 120, "max": 120, "count": 2},
+        "restoring": 0, "restored": 1, "restoredItems": 10, "restoreMicros": 800, "lost": 0, "evictions": 0}}
+    validate("stats", with_journal)
+    validate("stats", changed(changed(with_journal, ["journal", "writable"], False), ["journal", "lastError"], "disk full"))
     for bad, path in [
         (changed(stats, ["requests", "render"], 1), "$.requests"),
         (changed(stats, ["errors", "oops"], 1), "$.errors"),
@@ -190,6 +197,12 @@ def test_stats_rejections():
         (changed(stats, ["memory"], 1), "$"),
         (changed(stats, ["authFailures"], DELETE), "$"),
         (changed(stats, ["cluster"], {"role": "observer"}), "$.cluster"),
+        (changed(with_journal, ["journal", "durability"], "fast"), "$.journal.durability"),
+        (changed(with_journal, ["journal", "writable"], 1), "$.journal.writable"),
+        (changed(with_journal, ["journal", "restoring"], -1), "$.journal.restoring"),
+        (changed(with_journal, ["journal", "commitMicros", "p95"], 1), "$.journal.commitMicros"),
+        (changed(with_journal, ["journal", "evictions"], DELETE), "$.journal"),
+        (changed(with_journal, ["journal", "size"], 1), "$.journal"),
     ]:
         with pytest.raises(ValueError) as raised:
             validate("stats", bad)

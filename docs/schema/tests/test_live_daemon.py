@@ -214,13 +214,39 @@ def test_change_ops_and_their_events(single):
                     ("batch", None, 5), ("invalidated", "dropped", 6), ("invalidated", "replaced", 7)], seen
 
 
-def test_eviction_event(single):
+def test_eviction_event(tmp_path):
+    """Without a journal (journal.url none) an evicted layout is gone: `evicted` is published."""
+    daemon = Single(tmp_path, "memory-only", extra=("--journal", "none"))
+    try:
+        events = Events(daemon.context, daemon.events, daemon.stats)
+        ok(daemon, {"id": "e1", "op": "prepare", "layout": "evict-a", **LIST, "sections": [{"count": 50_000}]})
+        ok(daemon, {"id": "e2", "op": "prepare", "layout": "evict-b", **LIST, "sections": [{"count": 50_000}]})
+        topic, event = events.wait_for(lambda e: e.get("reason") == "evicted", 10, "an eviction")
+        assert topic.startswith("invalidated:")
+        expect_error(daemon, {"id": "e3", "op": "query", "layout": event["layout"], "items": [[0, 0]]}, "unknown_layout", "layout")
+        assert "journal" not in daemon.stats.stats()
+        events.close()
+    finally:
+        daemon.close()
+
+
+def test_eviction_with_journal(single):
+    """With a journal (the default) eviction leaves memory only: nothing is published, the layout is
+    answered at its version, and `list` shows one not in memory with `bytes` 0 (PROTOCOL.md §7, §5.8)."""
     events = single.subscriber
-    ok(single, {"id": "e1", "op": "prepare", "layout": "evict-a", **LIST, "sections": [{"count": 50_000}]})
-    ok(single, {"id": "e2", "op": "prepare", "layout": "evict-b", **LIST, "sections": [{"count": 50_000}]})
-    topic, event = events.wait_for(lambda e: e.get("reason") == "evicted", 10, "an eviction")
-    assert topic.startswith("invalidated:")
-    expect_error(single, {"id": "e3", "op": "query", "layout": event["layout"], "items": [[0, 0]]}, "unknown_layout", "layout")
+    ok(single, {"id": "j1", "op": "prepare", "layout": "journal-a", **LIST, "sections": [{"count": 50_000}]})
+    ok(single, {"id": "j2", "op": "prepare", "layout": "journal-b", **LIST, "sections": [{"count": 50_000}]})
+    wait_until(lambda: single.stats.stats()["journal"]["evictions"] >= 1, 10, "an eviction")
+    result, _ = ok(single, {"id": "j3", "op": "query", "layout": "journal-a", "items": [[0, 0]]})
+    assert result["version"] == 1
+    listed, _ = ok(single, {"id": "j4", "op": "list"})
+    versions = {e["layout"]: e["version"] for e in listed["layouts"]}
+    assert versions.get("journal-a") == 1 and versions.get("journal-b") == 1, listed
+    assert any(e["bytes"] == 0 for e in listed["layouts"]), listed
+    events.drain(200)
+    assert not [e for _, e in events.received if e["layout"].startswith("journal-") and e.get("reason") == "evicted"]
+    journal = single.stats.stats()["journal"]
+    assert journal["writable"] and journal["commits"] >= 1 and journal["keys"] >= 2, journal
 
 
 def test_stats_and_metrics(single):

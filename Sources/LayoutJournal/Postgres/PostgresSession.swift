@@ -1,0 +1,239 @@
+import Foundation
+import PostgresNIO
+import Synchronization
+
+/// One PostgreSQL connection, used synchronously by one thread at a time (the journal thread, or a
+/// reader behind a mutex), as `JournalStorage` is.
+///
+/// postgres-nio is asynchronous: each session owns an event loop of one thread and waits on its futures
+/// from the calling thread, which is never that loop's. Every wait is bounded: postgres-nio's connect
+/// timeout covers connecting and logging in, and a query not answered within the URL's `query_timeout`
+/// closes the connection, which fails it. A connection that failed is closed and forgotten; the next
+/// `withConnection` connects again, so that writing resumes by itself once the database is back.
+final class PostgresSession {
+    let url: PostgresURL
+    private let group: MultiThreadedEventLoopGroup
+    private let configuration: PostgresConnection.Configuration
+    /// Run after each connect, so that a reconnected session is set up as the first one was.
+    private let setUp: [String]
+    private var connection: PostgresConnection?
+    private var logger: Logger
+    private var nextID = 0
+
+    init(url: PostgresURL, setUp: [String] = []) throws(JournalError) {
+        self.url = url
+        self.setUp = setUp
+        var configuration: PostgresConnection.Configuration
+        if let socket = url.unixSocketPath {
+            configuration = .init(unixSocketPath: socket, username: url.user, password: url.password, database: url.database)
+        } else {
+            configuration = .init(host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: try Self.tls(for: url))
+        }
+        configuration.options.connectTimeout = .seconds(Int64(url.connectTimeoutSeconds))
+        configuration.options.additionalStartupParameters = [("application_name", url.applicationName)]
+        self.configuration = configuration
+        // The daemon's logging system, quieted: what goes wrong reaches the operator as a JournalError.
+        logger = Logger(label: "layoutd.journal.postgres")
+        logger.logLevel = .error
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    }
+
+    deinit {
+        if let connection { Self.close(connection) }
+        try? group.syncShutdownGracefully()
+    }
+
+    /// Whether a connection is open now (`byteCount` asks, to answer from its cache rather than connect).
+    var isConnected: Bool {
+        connection.map { !$0.isClosed } ?? false
+    }
+
+    /// Runs `body` on one connection, connecting first when there is none: all of `body`'s statements go
+    /// to that connection, so a transaction is never split over two. A failure that is not the server's
+    /// answer to a statement closes the connection, and the next call connects again.
+    func withConnection<T>(failing code: JournalError.Code, _ body: (Link) throws(JournalError) -> T) throws(JournalError) -> T {
+        let link = Link(connection: try connected(failing: code), session: self, code: code)
+        defer {
+            if link.isBroken || link.connection.isClosed { drop() }
+        }
+        return try body(link)
+    }
+
+    private func connected(failing code: JournalError.Code) throws(JournalError) -> PostgresConnection {
+        if let connection, !connection.isClosed { return connection }
+        drop()
+        nextID += 1
+        let future = PostgresConnection.connect(on: group.next(), configuration: configuration, id: nextID, logger: logger)
+        let opened: PostgresConnection
+        do {
+            opened = try future.wait()
+        } catch {
+            throw JournalError(code, "cannot connect to PostgreSQL at \(url.location): \(Self.describe(error))")
+        }
+        let link = Link(connection: opened, session: self, code: code)
+        do throws(JournalError) {
+            for statement in setUp { try link.query(PostgresQuery(unsafeSQL: statement)) }
+        } catch {
+            Self.close(opened)
+            throw error
+        }
+        connection = opened
+        return opened
+    }
+
+    private func drop() {
+        guard let connection else { return }
+        self.connection = nil
+        Self.close(connection)
+    }
+
+    /// postgres-nio asserts that a connection is closed before it goes, and the close is local: quick.
+    private static func close(_ connection: PostgresConnection) {
+        _ = try? connection.close().wait()
+    }
+
+    private static func tls(for url: PostgresURL) throws(JournalError) -> PostgresConnection.Configuration.TLS {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        switch url.tlsMode {
+        case .disable: return .disable
+        // As libpq: these encrypt without checking whom they talk to.
+        case .prefer, .require: tls.certificateVerification = .none
+        case .verifyCA: tls.certificateVerification = .noHostnameVerification
+        case .verifyFull: tls.certificateVerification = .fullVerification
+        }
+        if let path = url.rootCertificatePath { tls.trustRoots = .file(path) }
+        let context: NIOSSLContext
+        do {
+            context = try NIOSSLContext(configuration: tls)
+        } catch {
+            throw JournalError(.invalidURL, "cannot set up TLS for PostgreSQL at \(url.location): \(error)")
+        }
+        return url.tlsMode == .prefer ? .prefer(context) : .require(context)
+    }
+
+    /// What went wrong, for an operator: postgres-nio's own description hides the server's message.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if error.code == .server, let info = error.serverInfo {
+            let state = info[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
+            let detail = info[.detail].map { ": \($0)" } ?? ""
+            return "\(info[.message] ?? "an error")\(detail)\(state)"
+        }
+        let underlying = error.underlying.map { ": \(describeUnderlying($0))" } ?? ""
+        switch error.code {
+        case .connectionError: return "the connection failed\(underlying)"
+        case .serverClosedConnection: return "the server closed the connection\(underlying)"
+        case .clientClosedConnection: return "the connection was closed\(underlying)"
+        case .sslUnsupported: return "the server does not accept TLS (sslmode=\(PostgresURL.TLSMode.require.rawValue) or stricter asks for it)"
+        case .authMechanismRequiresPassword: return "the server asks for a password, and the URL has none"
+        case .unsupportedAuthMechanism: return "the server asks for an authentication method postgres-nio does not speak"
+        default: return "\(error.code)\(underlying)"
+        }
+    }
+
+    private static func describeUnderlying(_ error: any Error) -> String {
+        var error = error
+        if let connect = error as? NIOConnectionError, let first = connect.connectionErrors.first { error = first.error }
+        // IOError's own text reads "connection reset (error set): Connection refused) (errno: 111)".
+        if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
+        return "\(error)"
+    }
+
+    /// The session's connection while `withConnection`'s body runs.
+    final class Link {
+        let connection: PostgresConnection
+        private unowned let session: PostgresSession
+        private let code: JournalError.Code
+        /// Set by a failure that leaves the connection in doubt: it is closed after the body.
+        fileprivate(set) var isBroken = false
+
+        fileprivate init(connection: PostgresConnection, session: PostgresSession, code: JournalError.Code) {
+            self.connection = connection
+            self.session = session
+            self.code = code
+        }
+
+        /// Where the database is, for messages.
+        var location: String { session.url.location }
+
+        /// A row's columns as `types`; a column of another type means the table is not what layoutd made.
+        func decode<each Column: PostgresDecodable>(_ row: PostgresRow, as types: (repeat each Column).Type) throws(JournalError) -> (repeat each Column) {
+            do {
+                return try row.decode(types)
+            } catch {
+                throw JournalError(.incompatible, "PostgreSQL at \(location): a column is not of the type layoutd wrote (\(error)); were the journal's tables changed by hand?")
+            }
+        }
+
+        /// Runs one statement and returns its rows.
+        @discardableResult
+        func query(_ query: PostgresQuery) throws(JournalError) -> PostgresQueryResult {
+            try pipeline([query])[0]
+        }
+
+        /// Sends `queries` at once and waits for them all (one round of waiting, not one per statement):
+        /// a group commit's statements. Throws the first failure; the rest then fail or, for a `COMMIT`,
+        /// answer `ROLLBACK`, which the caller checks.
+        func pipeline(_ queries: [PostgresQuery]) throws(JournalError) -> [PostgresQueryResult] {
+            let deadline = Deadline()
+            let connection = connection
+            let timer = connection.eventLoop.scheduleTask(in: .seconds(Int64(session.url.queryTimeoutSeconds))) {
+                deadline.passed.store(true, ordering: .relaxed)
+                let _: EventLoopFuture<Void> = connection.close()
+            }
+            defer { timer.cancel() }
+            let futures = queries.map { connection.query($0, logger: session.logger) }
+            var results: [PostgresQueryResult] = []
+            var failure: (any Error)?
+            for future in futures {
+                do {
+                    results.append(try future.wait())
+                } catch {
+                    if failure == nil { failure = error }
+                }
+            }
+            guard let failure else { return results }
+            if deadline.passed.load(ordering: .relaxed) {
+                isBroken = true
+                throw JournalError(code, "PostgreSQL at \(session.url.location) did not answer within \(session.url.queryTimeoutSeconds) s (query_timeout); the connection was closed")
+            }
+            if (failure as? PSQLError)?.code != .server { isBroken = true }
+            throw JournalError(code, "PostgreSQL at \(session.url.location): \(PostgresSession.describe(failure))")
+        }
+
+        /// Runs `body` between `BEGIN` and `COMMIT`, rolling back when it throws.
+        func transaction<T>(_ body: () throws(JournalError) -> T) throws(JournalError) -> T {
+            try query("BEGIN")
+            let value: T
+            do {
+                value = try body()
+            } catch {
+                rollBack()
+                throw error
+            }
+            try commit()
+            return value
+        }
+
+        /// `COMMIT`, checked: in a transaction that an error aborted it answers `ROLLBACK`, not an error.
+        func commit() throws(JournalError) {
+            let answer = try query("COMMIT")
+            guard answer.metadata.command == "COMMIT" else {
+                throw JournalError(code, "PostgreSQL at \(session.url.location) rolled the transaction back (it answered \(answer.metadata.command) to COMMIT)")
+            }
+        }
+
+        func rollBack() {
+            do {
+                try query("ROLLBACK")
+            } catch {
+                isBroken = true
+            }
+        }
+    }
+}
+
+/// Whether a query's time ran out, set on the event loop and read by the waiting thread.
+private final class Deadline: Sendable {
+    let passed = Atomic(false)
+}

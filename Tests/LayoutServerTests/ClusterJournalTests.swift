@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import ZeroMQ
+
+/// A broker with a journal (issue 15, the measured case): killed and restarted, then a worker killed,
+/// and every key still answers at its acknowledged version with the same frames, rebuilt from the
+/// recipes the journal kept. Without a journal the restarted broker had no recipes, and the dead
+/// worker's keys answered `unknown_layout`.
+@Suite(.serialized) struct ClusterJournalTests {
+    private static func prepare(_ key: String, _ index: Int) -> String {
+        let heights = (0..<30).map { String(20 + ($0 * 17 + index) % 90) }.joined(separator: ",")
+        return #"{"op":"prepare","layout":"\#(key)","bounds":{"width":375,"height":800},"spec":{"type":"waterfall","columns":2},"sections":[{"count":30,"heights":[\#(heights)]}]}"#
+    }
+
+    private static func query(_ key: String) -> String {
+        #"{"op":"query","layout":"\#(key)","rect":{"x":0,"y":0,"width":1000,"height":100000}}"#
+    }
+
+    @Test func aRestartedBrokerThenAWorkersDeathLosesNoAcknowledgedChange() throws {
+        let folder = TemporaryFolder("layoutd-broker-journal")
+        let settings = [
+            "LAYOUTD_CLUSTER_HEARTBEAT_MILLIS": "200", "LAYOUTD_CLUSTER_LIVENESS": "3",
+            "LAYOUTD_JOURNAL_URL": folder.journalURL, "LAYOUTD_JOURNAL_DURABILITY": "sync",
+        ]
+        let cluster = try ProcessCluster(workers: 3, brokerEnvironment: settings, workerEnvironment: ["LAYOUTD_CLUSTER_HEARTBEAT_MILLIS": "200", "LAYOUTD_CLUSTER_LIVENESS": "3"])
+        let socket = try cluster.dealer()
+        let keys = (0..<20).map { "k\($0)" }
+        var before: [String: (Int?, NSArray?)] = [:]
+        for (index, key) in keys.enumerated() {
+            #expect(try cluster.call(Self.prepare(key, index), on: socket).ok)
+            #expect(try cluster.call(#"{"op":"update","layout":"\#(key)","updates":[{"insert":[0,0],"item":{"height":\#(30 + index)}}]}"#, on: socket).ok)
+            #expect(try cluster.call(#"{"op":"bounds","layout":"\#(key)","bounds":{"width":\#(320 + index),"height":800}}"#, on: socket).ok)
+            let answer = try cluster.call(Self.query(key), on: socket).result
+            before[key] = (answer["version"] as? Int, answer["attributes"] as? NSArray)
+        }
+
+        cluster.killBroker()
+        try cluster.startBroker()
+        try cluster.waitForWorkers(alive: 3)
+        cluster.signal(worker: "worker-1", SIGKILL)
+        try cluster.waitForWorkers(alive: 2)
+
+        let fresh = try cluster.dealer()
+        var wrong: [String] = []
+        for key in keys {
+            let reply = try cluster.call(Self.query(key), on: fresh)
+            let result = reply.result
+            if result["version"] as? Int != 3 || result["version"] as? Int != before[key]?.0 || result["attributes"] as? NSArray != before[key]?.1 {
+                wrong.append("\(key): \(result["version"] ?? reply)")
+            }
+        }
+        #expect(wrong.isEmpty, "lost or changed after the broker restart and the worker's death: \(wrong)")
+    }
+}
