@@ -137,7 +137,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
-        .testTarget(name: "LayoutJournalTests", dependencies: ["LayoutJournal"]),
+        .testTarget(name: "LayoutJournalTests", dependencies: ["LayoutJournal", "LayoutTestKit"]),
         .testTarget(name: "LayoutWireTests", dependencies: ["LayoutWire", "LayoutEngine", "LayoutTestKit"]),
         .testTarget(name: "LayoutClusterTests", dependencies: ["LayoutCluster", "LayoutServer", "LayoutWire", "LayoutEngine", "ZeroMQ", "LayoutTestKit"]),
         .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutCluster", "LayoutClient", "ZeroMQ", "LayoutWire", "LayoutEngine", "LayoutJournal", "LayoutTestKit"]),

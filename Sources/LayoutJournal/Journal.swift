@@ -87,8 +87,11 @@ public final class Journal: Sendable {
     /// Opens the journal at `url` for `role`, reads its index, and starts its thread; nil for `none`.
     /// - Parameter onCommit: told of every group commit, on the journal thread.
     /// - Parameter onHealthChange: told when writing stops working (false, why) and works again (true).
+    /// - Parameter fencingEpoch: with PostgreSQL, the epoch of the broker lease (`BrokerLease`) this
+    ///   writer holds: every group commit checks it, so a broker whose lease was taken writes nothing more.
     public static func open(
         _ url: JournalURL, role: JournalRole, durability: JournalDurability, syncMillis: Int, compaction: Compaction = Compaction(),
+        fencingEpoch: UInt64? = nil,
         onCommit: @escaping @Sendable (JournalCommit) -> Void = { _ in },
         onHealthChange: @escaping @Sendable (Bool, String?) -> Void = { _, _ in }
     ) throws(JournalError) -> Journal? {
@@ -101,7 +104,7 @@ public final class Journal: Sendable {
             writer = try SQLiteJournalStorage(path: path, role: role, durability: durability)
             reader = try SQLiteJournalStorage(path: path, role: role, durability: durability)
         case .postgres(let url):
-            writer = try PostgresJournalStorage(url: url, role: role, durability: durability)
+            writer = try PostgresJournalStorage(url: url, role: role, durability: durability, fencingEpoch: fencingEpoch)
             reader = try PostgresJournalStorage(url: url, role: role, durability: durability)
         }
         let keys = try writer.loadKeys().sorted { ($0.changedAtMillis, $1.key) > ($1.changedAtMillis, $0.key) }

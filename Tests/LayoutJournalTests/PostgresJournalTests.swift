@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LayoutTestKit
 import Synchronization
 import Testing
 @testable import LayoutJournal

@@ -1,4 +1,5 @@
 import Foundation
+import LayoutTestKit
 import Testing
 import ZeroMQ
 
@@ -16,11 +17,21 @@ import ZeroMQ
         #"{"op":"query","layout":"\#(key)","rect":{"x":0,"y":0,"width":1000,"height":100000}}"#
     }
 
-    @Test func aRestartedBrokerThenAWorkersDeathLosesNoAcknowledgedChange() throws {
+    /// The journal each run keeps: an SQLite file, or a real PostgreSQL server started for the test.
+    enum Backend: String, CaseIterable, Sendable {
+        case sqlite
+        case postgres
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aRestartedBrokerThenAWorkersDeathLosesNoAcknowledgedChange(backend: Backend) throws {
         let folder = TemporaryFolder("layoutd-broker-journal")
+        let postgres = backend == .postgres ? try PostgresServer() : nil
         let settings = [
             "LAYOUTD_CLUSTER_HEARTBEAT_MILLIS": "200", "LAYOUTD_CLUSTER_LIVENESS": "3",
-            "LAYOUTD_JOURNAL_URL": folder.journalURL, "LAYOUTD_JOURNAL_DURABILITY": "sync",
+            "LAYOUTD_JOURNAL_URL": postgres?.url ?? folder.journalURL, "LAYOUTD_JOURNAL_DURABILITY": "sync",
+            // A restarted broker with a PostgreSQL journal takes the lease again once the dead one's lapses.
+            "LAYOUTD_CLUSTER_LEASE_MILLIS": "600",
         ]
         let cluster = try ProcessCluster(workers: 3, brokerEnvironment: settings, workerEnvironment: ["LAYOUTD_CLUSTER_HEARTBEAT_MILLIS": "200", "LAYOUTD_CLUSTER_LIVENESS": "3"])
         let socket = try cluster.dealer()

@@ -92,23 +92,25 @@ final class BrokerLoop {
 
     init(
         context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, proxy: EventProxy, mailbox: Mailbox<BrokerSignal>,
-        health: DaemonHealth, stats: ServerStats, access: AccessControl?, journaled: JournaledRecipes? = nil, logger: Logger
+        health: DaemonHealth, stats: ServerStats, access: AccessControl?, journaled: JournaledRecipes? = nil, boundFront: Socket? = nil, logger: Logger
     ) throws {
         journal = journaled?.journal
-        front = try Socket(.router, in: context)
+        if let boundFront {
+            front = boundFront
+        } else {
+            front = try Socket(.router, in: context)
+            try Self.configureFront(front, configuration: configuration, access: access)
+            try front.bind(configuration.frontEndpoint)
+        }
         statsSocket = try Socket(.router, in: context)
         back = try Socket(.router, in: context)
         monitor = try Socket(.pair, in: context)
         capture = try Socket(.sub, in: context)
         publisher = try Socket(.pub, in: context)
         proxyControl = try Socket(.pair, in: context)
-        for socket in [front, statsSocket] {
-            try socket.set(.sendHighWaterMark, configuration.sendHighWaterMark)
-        }
-        try front.set(.maxMessageSize, configuration.maxMessageBytes)
+        try statsSocket.set(.sendHighWaterMark, configuration.sendHighWaterMark)
         try statsSocket.set(.maxMessageSize, 64 * 1024)
         if let access {
-            try AccessGate.secureFront(front, with: access)
             try AccessGate.secureStats(statsSocket, with: access)
         }
         gate = access.map { AccessGate(access: $0) }
@@ -119,7 +121,6 @@ final class BrokerLoop {
         try back.set(.routerMandatory, true)
         if let access { try ClusterCurve.secureBack(back, with: access) }
         try capture.set(.receiveHighWaterMark, 0)
-        try front.bind(configuration.frontEndpoint)
         try statsSocket.bind(configuration.statsEndpoint)
         try back.bind(cluster.backEndpoint)
         let monitorEndpoint = "inproc://layoutd-broker-\(UInt64.random(in: 0 ... .max))-monitor"
@@ -147,6 +148,14 @@ final class BrokerLoop {
             output: self, stats: stats, epoch: journaled?.epoch, logger: logger
         )
         if let journaled { core?.loadJournaled(journaled.recipes) }
+    }
+
+    /// The front ROUTER's options, set before it binds (a standby's front is set up the same way and
+    /// handed over).
+    static func configureFront(_ front: Socket, configuration: ServerConfiguration, access: AccessControl?) throws {
+        try front.set(.sendHighWaterMark, configuration.sendHighWaterMark)
+        try front.set(.maxMessageSize, configuration.maxMessageBytes)
+        if let access { try AccessGate.secureFront(front, with: access) }
     }
 
     /// Serves until a shutdown signal and every admitted request is answered (or the grace period is

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LayoutJournal
 import LayoutServer
 import Logging
 import ServiceLifecycle
@@ -59,13 +60,23 @@ public struct ClusterBroker: Service {
             context.terminate()
             throw error
         }
+        // With a PostgreSQL journal the brokers share it, and one holds the lease: the others are standbys.
+        let lease: BrokerLease?
         let journaled: JournaledRecipes?
         do {
-            journaled = try JournaledRecipes.open(configuration: configuration, logger: logger)
+            if case .postgres(let url) = JournaledRecipes.url(for: configuration) {
+                let holder = "\(ProcessInfo.processInfo.hostName) (front \(configuration.frontEndpoint))"
+                lease = try BrokerLease(url: url, holder: holder, ttlMillis: cluster.leaseMilliseconds)
+                journaled = nil
+            } else {
+                lease = nil
+                journaled = try JournaledRecipes.open(configuration: configuration, logger: logger)
+            }
         } catch {
             context.shutdown()
             proxy.waitUntilFinished()
             context.terminate()
+            if let error = error as? JournalError { throw ServerFailure("journal: \(error.message)") }
             throw error
         }
         let health = DaemonHealth()
@@ -76,22 +87,47 @@ public struct ClusterBroker: Service {
         let cluster = self.cluster
         let logger = self.logger
         let thread = Thread {
+            // Said once: start() returns when the front is bound (a standby's, or the active broker's).
+            func announce(_ result: Result<(String, String, String), ServerFailure>) {
+                let first = bound.withLock { value -> Bool in
+                    defer { if value == nil { value = result } }
+                    return value == nil
+                }
+                if first { ready.signal() }
+            }
+            var journaledNow = journaled
+            var boundFront: Socket?
+            var keeper: LeaseKeeper?
             do {
+                if let lease {
+                    let standby = try StandbyFront(context: context, configuration: configuration, access: access, lease: lease, mailbox: mailbox, health: health, logger: logger)
+                    announce(.success((standby.endpoint, configuration.statsEndpoint, cluster.backEndpoint)))
+                    guard let epoch = standby.serveUntilLeased() else {
+                        standby.front.close()
+                        throw ServerFailure("stopped while a standby")
+                    }
+                    logger.notice("took the broker lease: active", metadata: ["epoch": "\(epoch)"])
+                    boundFront = standby.front
+                    journaledNow = try JournaledRecipes.open(configuration: configuration, leaseEpoch: epoch, logger: logger)
+                    keeper = LeaseKeeper(lease: lease, epoch: epoch, logger: logger) { mailbox.post(.shutdown) }
+                }
                 let loop = try BrokerLoop(
                     context: context, configuration: configuration, cluster: cluster, proxy: proxy, mailbox: mailbox,
-                    health: health, stats: stats, access: access, journaled: journaled, logger: logger
+                    health: health, stats: stats, access: access, journaled: journaledNow, boundFront: boundFront, logger: logger
                 )
                 // Serving (for /readyz) once the loop has waited for workers to register again.
-                bound.withLock { $0 = .success((loop.frontEndpoint, loop.statsEndpoint, loop.backEndpoint)) }
-                ready.signal()
+                announce(.success((loop.frontEndpoint, loop.statsEndpoint, loop.backEndpoint)))
                 loop.run()
             } catch {
-                journaled?.journal.close()
-                bound.withLock { $0 = .failure(ServerFailure("cannot bind: \(error)")) }
-                ready.signal()
+                journaledNow?.journal.close()
+                announce(.failure(ServerFailure("cannot start: \(error)")))
+                if lease != nil && "\(error)" != "stopped while a standby" {
+                    logger.error("the broker cannot serve", metadata: ["error": "\(error)"])
+                }
                 // No loop to send the proxy TERMINATE: shutting the context down stops it.
                 context.shutdown()
             }
+            keeper?.stop()
             proxy.waitUntilFinished()
             context.terminate()
             running.markStopped()

@@ -22,12 +22,14 @@ struct JournaledRecipes {
     /// Opens the journal and reads every recipe; nil with `journal.url: none`. A recipe that cannot be
     /// read (a corrupt record) is left out and logged: its key is not protected until it is prepared
     /// again, as a key whose recipe was evicted.
-    static func open(configuration: ServerConfiguration, logger: Logger) throws -> JournaledRecipes? {
+    /// - Parameter leaseEpoch: the epoch of the broker lease held (PostgreSQL): the journal's writes are
+    ///   fenced by it, and the broker's epoch is at least it.
+    static func open(configuration: ServerConfiguration, leaseEpoch: UInt64? = nil, logger: Logger) throws -> JournaledRecipes? {
         let url = url(for: configuration)
         let journal: Journal?
         do {
             journal = try Journal.open(
-                url, role: .broker, durability: configuration.journalDurability, syncMillis: configuration.journalSyncMillis,
+                url, role: .broker, durability: configuration.journalDurability, syncMillis: configuration.journalSyncMillis, fencingEpoch: leaseEpoch,
                 onHealthChange: { writable, reason in
                     if writable {
                         logger.notice("the broker's journal writes again")
@@ -57,7 +59,7 @@ struct JournaledRecipes {
         if !recipes.isEmpty {
             logger.info("recipes read from the journal", metadata: ["layouts": "\(recipes.count)", "journal": "\(url)"])
         }
-        return JournaledRecipes(journal: journal, recipes: recipes, epoch: max(now, greatestEpoch + 1))
+        return JournaledRecipes(journal: journal, recipes: recipes, epoch: max(leaseEpoch ?? now, now, greatestEpoch + 1))
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Configuration
 import LayoutServer
 #if canImport(Glibc)
@@ -75,6 +76,9 @@ public struct ClusterConfiguration: Sendable, Hashable {
     /// `cluster.compactAfterChanges`: a recipe with more changes than this is compacted too (each change
     /// is a step of a rebuild). 0: not by count.
     public var compactAfterChanges = 1024
+    /// `cluster.leaseMillis`: with a PostgreSQL journal, how long the active broker's lease lasts unless
+    /// renewed (every third of it); a standby takes over within about this long after the active one dies.
+    public var leaseMilliseconds = 5000
 
     public init() {}
 
@@ -82,6 +86,24 @@ public struct ClusterConfiguration: Sendable, Hashable {
     public var resolvedJoinEventsEndpoint: String? {
         if let joinEventsEndpoint { return joinEventsEndpoint }
         return joinEndpoint.flatMap(Self.endpointAfter)
+    }
+
+    /// The brokers a worker may join, in order (`cluster.join` may list several, comma-separated: an
+    /// active broker and its standbys). The worker joins the first, and moves to the next whenever the
+    /// one it joined falls silent or lets it go: a standby does not take workers until it is active.
+    public var joinEndpoints: [String] {
+        Self.list(joinEndpoint)
+    }
+
+    /// Every broker's events intake a worker publishes to: `cluster.joinEvents` (comma-separated, one
+    /// per broker), or each join endpoint's port plus one. Events go to every broker listed, so the one
+    /// that becomes active already has this worker's stream.
+    public var joinEventsEndpoints: [String] {
+        joinEventsEndpoint != nil ? Self.list(joinEventsEndpoint) : joinEndpoints.compactMap(Self.endpointAfter)
+    }
+
+    private static func list(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// `endpoint` with its port plus one (nil without a numeric port): where the events intake is
@@ -146,6 +168,7 @@ public struct ClusterConfiguration: Sendable, Hashable {
         guard recipeBytes >= 0 else { throw ConfigurationError(key: "cluster.recipeBytes", message: "must be >= 0, not \(recipeBytes)") }
         c.recipeBytes = recipeBytes
         c.restoresPerWorker = try positive(config.int(forKey: "cluster.restoresPerWorker", default: c.restoresPerWorker), "cluster.restoresPerWorker")
+        c.leaseMilliseconds = try positive(config.int(forKey: "cluster.leaseMillis", default: c.leaseMilliseconds), "cluster.leaseMillis")
         c.compactAfterBytes = try nonNegative(config.int(forKey: "cluster.compactAfterBytes", default: c.compactAfterBytes), "cluster.compactAfterBytes")
         c.compactAfterChanges = try nonNegative(config.int(forKey: "cluster.compactAfterChanges", default: c.compactAfterChanges), "cluster.compactAfterChanges")
         if role == .worker, c.joinEndpoint == nil {

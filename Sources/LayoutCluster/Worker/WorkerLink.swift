@@ -39,6 +39,12 @@ final class WorkerLink {
     private var lastHeard: Nanos = 0
     /// The epoch of the broker this conversation is with, from its HEARTBEATs (protocol 4; 0 before one).
     private var brokerEpoch: UInt64 = 0
+    /// Which of `cluster.joinEndpoints` the worker joins (or joins next).
+    private var joinIndex = 0
+    private var currentBroker: String {
+        let brokers = cluster.joinEndpoints
+        return brokers.isEmpty ? "" : brokers[joinIndex % brokers.count]
+    }
     /// The wait before the next reconnect, doubling while reconnects fail.
     private var backoff: Nanos
     /// When to connect again while disconnected.
@@ -81,7 +87,7 @@ final class WorkerLink {
         publisher = try Socket(.xpub, in: context)
         try publisher.set(.sendHighWaterMark, configuration.sendHighWaterMark)
         if let curve { try publisher.makeCurveClient(keys: curve.keys, serverKey: curve.broker) }
-        try publisher.connect(cluster.resolvedJoinEventsEndpoint ?? "")
+        for endpoint in cluster.joinEventsEndpoints { try publisher.connect(endpoint) }
         if let endpoint = cluster.workerStatsEndpoint {
             let socket = try Socket(.router, in: context)
             try socket.set(.maxMessageSize, 64 * 1024)
@@ -137,7 +143,7 @@ final class WorkerLink {
                     // events-in endpoint cannot be reached keeps this worker here, saying so.
                     if time > lastHeard, time - lastHeard > livenessNanos, !warnedAboutEvents {
                         warnedAboutEvents = true
-                        logger.warning("waiting for the broker's event stream before joining", metadata: ["events": "\(cluster.resolvedJoinEventsEndpoint ?? "")"])
+                        logger.warning("waiting for the broker's event stream before joining", metadata: ["events": "\(cluster.joinEventsEndpoints.joined(separator: ","))"])
                     }
                 } else if dealer != nil {
                     if time > lastHeard, time - lastHeard > livenessNanos {
@@ -175,12 +181,13 @@ final class WorkerLink {
     /// A new DEALER to the broker and READY with the layouts this worker keeps (MDP: a fresh socket
     /// for every conversation, so nothing queued for the old one is delivered on the new).
     private func connect() {
+        let broker = currentBroker
         do {
             let socket = try Socket(.dealer, in: context)
             try socket.set(.sendHighWaterMark, 0)
             try socket.set(.receiveHighWaterMark, 0)
             if let curve { try socket.makeCurveClient(keys: curve.keys, serverKey: curve.broker) }
-            try socket.connect(cluster.joinEndpoint ?? "")
+            try socket.connect(broker)
             dealer = socket
             dealerDescriptor = try socket.get(.fileDescriptor)
             dealerPending = true
@@ -205,7 +212,7 @@ final class WorkerLink {
         brokerEpoch = 0
         let ready = ReadyInfo(workerID: workerID, credit: usage.threads + configuration.queueCapacity, threads: usage.threads, keys: keys)
         sendToBroker([WorkerCommand.ready.frame, Array(WorkerProtocol.serviceName.utf8), ready.frame])
-        logger.info("worker joining", metadata: ["broker": "\(cluster.joinEndpoint ?? "")", "worker": "\(workerID)", "keys": "\(keys.count)"])
+        logger.info("worker joining", metadata: ["broker": "\(currentBroker)", "worker": "\(workerID)", "keys": "\(keys.count)"])
     }
 
     /// Subscription messages on the event XPUB (`0x01 prefix` / `0x00 prefix`): the broker's XSUB
@@ -226,6 +233,8 @@ final class WorkerLink {
 
     /// Closes the DEALER; connects again after `delay`.
     private func disconnect(retryAfter delay: Nanos) {
+        // The next broker listed (a standby that may be active now), then round again.
+        joinIndex += 1
         membership.noteLeft()
         dealer?.close()
         dealer = nil
@@ -431,7 +440,7 @@ final class WorkerLink {
             switch StatsRequestKind(body: body) {
             case .stats:
                 var object = stats.snapshot(pool: pool.usage, store: store.usage).jsonObject
-                object["cluster"] = ["role": "worker", "id": workerID, "broker": cluster.joinEndpoint ?? "", "connected": dealer != nil]
+                object["cluster"] = ["role": "worker", "id": workerID, "broker": currentBroker, "connected": dealer != nil]
                 answer = StatsSnapshot.serialize(object)
             case .metrics:
                 answer = WorkerMetrics(stats: stats, pool: pool, store: store, membership: membership).exposition()

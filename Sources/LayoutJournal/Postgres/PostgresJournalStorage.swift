@@ -14,6 +14,8 @@ import PostgresNIO
 final class PostgresJournalStorage: JournalStorage {
     private let session: PostgresSession
     private let durability: JournalDurability
+    /// The broker lease's epoch this writer holds (`BrokerLease`); nil for a journal without a lease.
+    private let fencingEpoch: UInt64?
     private var cachedBytes = 0
     private var bytesReadAt: DispatchTime?
 
@@ -24,9 +26,10 @@ final class PostgresJournalStorage: JournalStorage {
     /// Connects to the database at `url` and makes the journal's tables there (or checks those found)
     /// for `role`; refuses a database holding another role's or format's journal, or tables of the same
     /// names that are not a journal's.
-    init(url: String, role: JournalRole, durability: JournalDurability) throws(JournalError) {
+    init(url: String, role: JournalRole, durability: JournalDurability, fencingEpoch: UInt64? = nil) throws(JournalError) {
         let parsed = try PostgresURL(url)
         self.durability = durability
+        self.fencingEpoch = fencingEpoch
         session = try PostgresSession(url: parsed, setUp: ["SET synchronous_commit = \(durability == .sync ? "on" : "off")"])
         try session.withConnection(failing: .unreadable) { link throws(JournalError) in
             try PostgresJournalSchema.createOrCheck(on: link, role: role)
@@ -55,7 +58,18 @@ final class PostgresJournalStorage: JournalStorage {
 
     func write(_ batch: [JournalWrite], atMillis now: Int64) throws(JournalError) {
         var queries: [PostgresQuery] = ["BEGIN"]
-        queries.reserveCapacity(batch.count * 3 + 2)
+        queries.reserveCapacity(batch.count * 3 + 4)
+        if let fencingEpoch {
+            // Fencing: the lease row is locked for the transaction (a standby taking it waits for the
+            // commit), and a lease taken since makes the commit fail before anything is written. The
+            // failing cast reads a column, so the planner cannot fold it into an error for every commit.
+            let epoch = Int64(fencingEpoch)
+            queries.append("SELECT epoch FROM layoutd_lease WHERE name = 'broker' FOR SHARE")
+            queries.append("""
+                SELECT CASE WHEN EXISTS (SELECT 1 FROM layoutd_lease WHERE name = 'broker' AND epoch = \(epoch)) THEN 1
+                ELSE (SELECT CAST('fenced: the broker lease is now held by ' || holder AS INTEGER) FROM layoutd_lease WHERE name = 'broker') END
+                """)
+        }
         for write in batch { queries += Self.statements(for: write, atMillis: now) }
         queries.append("COMMIT")
         try session.withConnection(failing: .writeFailed) { link throws(JournalError) in

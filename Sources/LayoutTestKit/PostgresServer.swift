@@ -4,20 +4,24 @@ import Foundation
 /// A real PostgreSQL server of its own for one test, never a mock: `scripts/postgres start` makes a
 /// throwaway cluster in a temporary folder, on 127.0.0.1 and a free port, and `stop` removes it when the
 /// test lets go of this.
-final class PostgresServer: Sendable {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+public final class PostgresServer: Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
-    let folder: String
+    public let folder: String
     /// `postgres://layoutd@127.0.0.1:PORT/layoutd`, as the script prints it.
-    let url: String
+    public let url: String
 
     private static let script = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("scripts/postgres").path
 
-    init() throws {
+    public init() throws {
         // Failed, not skipped: a machine without PostgreSQL would otherwise pass without testing it.
         let installed = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         guard installed.contains(where: { FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/\($0)/bin/initdb") }) else {
@@ -40,17 +44,17 @@ final class PostgresServer: Sendable {
     }
 
     /// The URL of another database of the same server (made with `CREATE DATABASE` first).
-    func url(database: String, parameters: String = "") -> String {
+    public func url(database: String, parameters: String = "") -> String {
         let base = url.hasSuffix("/layoutd") ? String(url.dropLast("layoutd".count)) : url + "/"
         return base + database + (parameters.isEmpty ? "" : "?" + parameters)
     }
 
     /// Stops the server and keeps its folder: `start` brings it back on the same port.
-    func halt() throws {
+    public func halt() throws {
         _ = try Self.run("halt", folder)
     }
 
-    func start() throws {
+    public func start() throws {
         _ = try Self.run("start", folder)
     }
 
