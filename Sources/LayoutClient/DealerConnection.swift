@@ -5,7 +5,7 @@ import ZeroMQ
 ///
 /// Owned by one thread, like its socket.
 final class DealerConnection {
-    let endpoint: String
+    private(set) var endpoint: String
     private let context: Context
     private let sendTimeout: Duration
     private let curve: CurveCredentials?
@@ -44,7 +44,14 @@ final class DealerConnection {
     /// Replaces the socket with a fresh one: replies still on their way to the old one are dropped by
     /// the peer's ROUTER, since the new socket has a new routing id (the ZeroMQ guide's Lazy Pirate).
     func reconnect() throws(ClientError) {
+        try reconnect(to: endpoint)
+    }
+
+    /// Replaces the socket with a fresh one connected to `endpoint` instead: failing over to another
+    /// broker, where nothing of the old socket (queued requests, late replies) may follow.
+    func reconnect(to endpoint: String) throws(ClientError) {
         socket.close()
+        self.endpoint = endpoint
         socket = try Self.connect(endpoint, in: context, sendTimeout: sendTimeout, curve: curve)
         poller = Self.poller(for: socket)
     }

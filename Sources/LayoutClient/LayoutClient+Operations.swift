@@ -1,5 +1,9 @@
 /// The ops of PROTOCOL.md. Each returns the daemon's `Reply`, success or failure; they throw only when
 /// no reply came (`ClientError`).
+///
+/// Every change takes an `ifVersion`: apply only if the layout is at that version (else
+/// `version_conflict`; `0` for a key never prepared). With several endpoints, only a change that carries
+/// one is sent again after a timeout or a standby's answer.
 extension LayoutClient {
     /// `ping`: the daemon's version, layouts and uptime.
     public func ping() throws(ClientError) -> Reply {
@@ -23,18 +27,20 @@ extension LayoutClient {
 
     /// `prepare`: computes `job` and keeps it under `key`, replacing an earlier one.
     ///
-    /// - Parameter returning: the attributes to return; `nil` leaves it to the job, else the daemon (none).
+    /// - Parameters:
+    ///   - returning: the attributes to return; `nil` leaves it to the job, else the daemon (none).
+    ///   - ifVersion: replace only the layout at this version; `nil` leaves it to the job.
     public func prepare(
-        key: String, job: [String: Any], returning: ReturnedElements? = nil, format: ReplyFormat? = nil
+        key: String, job: [String: Any], returning: ReturnedElements? = nil, format: ReplyFormat? = nil, ifVersion: Int? = nil
     ) throws(ClientError) -> Reply {
-        try call("prepare", fields: Self.job(job, layout: key, returning: returning, format: format))
+        try call("prepare", fields: Self.change(Self.job(job, layout: key, returning: returning, format: format), ifVersion: ifVersion))
     }
 
     /// `prepare` for a job read from JSON text (a job file).
     public func prepare(
-        key: String, jobBytes: [UInt8], returning: ReturnedElements? = nil, format: ReplyFormat? = nil
+        key: String, jobBytes: [UInt8], returning: ReturnedElements? = nil, format: ReplyFormat? = nil, ifVersion: Int? = nil
     ) throws(ClientError) -> Reply {
-        try prepare(key: key, job: Self.parseJob(jobBytes), returning: returning, format: format)
+        try prepare(key: key, job: Self.parseJob(jobBytes), returning: returning, format: format, ifVersion: ifVersion)
     }
 
     /// `query` by rectangle: the elements of layout `key` that overlap `rect`, in layout order.
@@ -70,13 +76,13 @@ extension LayoutClient {
     }
 
     /// `bounds`: gives layout `key` a new size; the daemon re-prepares it if the size changed.
-    public func bounds(key: String, width: Double, height: Double) throws(ClientError) -> Reply {
-        try call("bounds", fields: ["layout": key, "bounds": ["width": width, "height": height]])
+    public func bounds(key: String, width: Double, height: Double, ifVersion: Int? = nil) throws(ClientError) -> Reply {
+        try call("bounds", fields: Self.change(["layout": key, "bounds": ["width": width, "height": height]], ifVersion: ifVersion))
     }
 
     /// `drop`: forgets layout `key`.
-    public func drop(key: String) throws(ClientError) -> Reply {
-        try call("drop", fields: ["layout": key])
+    public func drop(key: String, ifVersion: Int? = nil) throws(ClientError) -> Reply {
+        try call("drop", fields: Self.change(["layout": key], ifVersion: ifVersion))
     }
 
     /// `list`: the kept layouts with their versions, item counts and sizes.
@@ -89,15 +95,13 @@ extension LayoutClient {
     ///
     /// - Parameter ifVersion: apply only if the layout is at this version (else `version_conflict`).
     public func update(key: String, updates: [[String: Any]], ifVersion: Int? = nil) throws(ClientError) -> Reply {
-        var fields: [String: Any] = ["layout": key, "updates": updates]
-        if let ifVersion { fields["ifVersion"] = ifVersion }
-        return try call("update", fields: fields)
+        try call("update", fields: Self.change(["layout": key, "updates": updates], ifVersion: ifVersion))
     }
 
     /// `diff`: gives layout `key` new contents by item identity (`[{"ids":[…],"heights":[…]}, …]`); the
     /// daemon computes and applies the batch and returns it.
-    public func diff(key: String, sections: [[String: Any]]) throws(ClientError) -> Reply {
-        try call("diff", fields: ["layout": key, "sections": sections])
+    public func diff(key: String, sections: [[String: Any]], ifVersion: Int? = nil) throws(ClientError) -> Reply {
+        try call("diff", fields: Self.change(["layout": key, "sections": sections], ifVersion: ifVersion))
     }
 
     // MARK: Building bodies
@@ -118,6 +122,12 @@ extension LayoutClient {
         if let key { fields["layout"] = key }
         if let returning { fields["return"] = returning.jsonValue }
         if let format { fields["format"] = format.rawValue }
+        return fields
+    }
+
+    private static func change(_ fields: [String: Any], ifVersion: Int?) -> [String: Any] {
+        var fields = fields
+        if let ifVersion { fields["ifVersion"] = ifVersion }
         return fields
     }
 

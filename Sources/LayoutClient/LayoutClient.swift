@@ -3,22 +3,33 @@ import ZeroMQ
 /// A client of layoutd's front socket (PROTOCOL.md): one DEALER socket, one request at a time, or many
 /// in flight with `send(_:)` and `receive(timeout:)`.
 ///
+/// Given several front endpoints (a cluster's active and standby brokers), it fails over between them
+/// as the ZeroMQ guide's Binary Star client does; see `init(endpoints:context:timeout:failover:curve:)`.
+///
 /// Not `Sendable`: it owns a socket, which belongs to one thread. Make one client per thread.
 ///
 /// ```swift
 /// let client = try LayoutClient(timeout: .seconds(2))
 /// let reply = try client.prepare(key: "feed", jobBytes: job)
 /// let attributes = try client.query(key: "feed", rect: QueryRect(x: 0, y: 0, width: 375, height: 800)).get()
+///
+/// let cluster = try LayoutClient(endpoints: ["tcp://broker-a:5555", "tcp://broker-b:5555"], timeout: .seconds(2))
+/// let moved = try cluster.update(key: "feed", updates: [["delete": [0, 0]]], ifVersion: 3)  // safe to resend
 /// ```
 public final class LayoutClient {
     /// layoutd's default front endpoint.
     public static let defaultEndpoint = "tcp://127.0.0.1:5555"
 
-    /// The front endpoint this client connects to.
+    /// The front endpoints, in the order requests fail over between them.
+    public let endpoints: [String]
+    /// The front endpoint in use: the first one at the start, then wherever the last failover moved to.
     public var endpoint: String { connection.endpoint }
-    /// How long `request(_:)` and the operations wait for their reply.
+    /// How long `request(_:)` and the operations wait for their reply, at each endpoint they try.
     public let timeout: Duration
+    /// How requests go round `endpoints`; unused with a single endpoint.
+    public let failover: FailoverPolicy
     private let connection: DealerConnection
+    private var endpointIndex = 0
     private var lastID = 0
 
     /// Connects to `endpoint`. The connection is made in the background, so this succeeds whether or
@@ -29,14 +40,44 @@ public final class LayoutClient {
     ///   - curve: the keys for a daemon with CURVE; `nil` for one without. With CURVE the client only
     ///     ever sees its own layouts (its namespace), and a daemon that does not admit its key never
     ///     answers: requests time out.
-    public init(
+    public convenience init(
         endpoint: String = LayoutClient.defaultEndpoint,
         context: Context? = nil,
         timeout: Duration = .seconds(5),
         curve: CurveCredentials? = nil
     ) throws(ClientError) {
-        connection = try DealerConnection(endpoint: endpoint, context: makeContext(context), sendTimeout: timeout, curve: curve)
+        try self.init(endpoints: [endpoint], context: context, timeout: timeout, curve: curve)
+    }
+
+    /// Connects to the first of `endpoints` (in the background, as `init(endpoint:context:timeout:curve:)`
+    /// does) and moves on to the others only when a request needs it.
+    ///
+    /// With more than one endpoint, a request whose reply does not come within `timeout`, or that a
+    /// standby broker answers (`unavailable`, with "standby" in its message), goes to the next endpoint
+    /// on a fresh socket, and later requests start there. It is sent again only where that is safe:
+    /// read-only ops (`ping`, `layout`, `query`, `list`) always, changes (`prepare`, `bounds`, `update`,
+    /// `diff`, `drop`) only with an `ifVersion`, so that nothing is applied twice; any other request
+    /// throws `ClientError.outcomeUnknown` instead. After a round in which every endpoint answered as a
+    /// standby the client pauses (`failover.backoff`, doubling); after `failover.rounds` rounds it
+    /// throws `ClientError.allEndpointsFailed`.
+    ///
+    /// With a single endpoint nothing moves: a timeout throws `ClientError.timeout` and a standby's
+    /// answer is the reply, as with `init(endpoint:context:timeout:curve:)`.
+    ///
+    /// - Throws: `ClientError.invalidInput` for an empty list or an empty endpoint.
+    public init(
+        endpoints: [String],
+        context: Context? = nil,
+        timeout: Duration = .seconds(5),
+        failover: FailoverPolicy = FailoverPolicy(),
+        curve: CurveCredentials? = nil
+    ) throws(ClientError) {
+        guard let first = endpoints.first else { throw .invalidInput("no front endpoint: give at least one") }
+        guard !endpoints.contains(where: \.isEmpty) else { throw .invalidInput("an empty front endpoint in \(endpoints)") }
+        connection = try DealerConnection(endpoint: first, context: makeContext(context), sendTimeout: timeout, curve: curve)
+        self.endpoints = endpoints
         self.timeout = timeout
+        self.failover = failover
     }
 
     /// Closes the socket; later requests fail with a transport error. `deinit` closes too.
@@ -52,27 +93,54 @@ public final class LayoutClient {
     /// requests that timed out, or to ones sent with `send(_:)`) are discarded. A reply without an id is
     /// taken as the answer, since the daemon can only answer that way to a body it could not read.
     ///
-    /// - Throws: `ClientError.timeout` when no reply comes within `timeout`; the connection is then
-    ///   reset so that the late reply cannot arrive at all.
+    /// With several endpoints the body fails over as `init(endpoints:context:timeout:failover:curve:)`
+    /// says, whether it may be resent being read from its `op` and `ifVersion`.
+    ///
+    /// - Throws: with one endpoint, `ClientError.timeout` when no reply comes within `timeout`; the
+    ///   connection is then reset so that the late reply cannot arrive at all. With several,
+    ///   `ClientError.outcomeUnknown` or `ClientError.allEndpointsFailed`.
     public func request(_ body: [UInt8]) throws(ClientError) -> [UInt8] {
         try request(body, id: CorrelationID(jsonText: JSONMemberScanner.member("id", in: body)))
     }
 
     /// Sends one request body whose `id` the caller knows (`nil`: it has none) and returns the body of
-    /// its reply, matched as `request(_:)` does.
+    /// its reply, matched and failed over as `request(_:)` does.
     public func request(_ body: [UInt8], id: CorrelationID?) throws(ClientError) -> [UInt8] {
-        try connection.send(body)
+        guard endpoints.count > 1 else {
+            if let reply = try attempt(body, id: id) { return reply }
+            try connection.reconnect()
+            throw .timeout(endpoint: connection.endpoint, after: timeout)
+        }
+        return try requestWithFailover(body, id: id)
+    }
+
+    /// One try at the endpoint in use: the reply to `id`, or `nil` when none came within `timeout`
+    /// (or the body could not even be queued, which only a peer that stopped reading causes).
+    func attempt(_ body: [UInt8], id: CorrelationID?) throws(ClientError) -> [UInt8]? {
+        do {
+            try connection.send(body)
+        } catch .timeout {
+            return nil
+        } catch {
+            throw error
+        }
         let deadline = ContinuousClock.now + timeout
         while let reply = try connection.receive(until: deadline) {
             let replyID = CorrelationID(jsonText: JSONMemberScanner.member("id", in: reply))
             if replyID == nil || replyID == id { return reply }
         }
-        try connection.reconnect()
-        throw .timeout(endpoint: connection.endpoint, after: timeout)
+        return nil
+    }
+
+    /// Closes the socket and connects a new one to the next endpoint, where later requests go too.
+    func moveToNextEndpoint() throws(ClientError) {
+        endpointIndex = (endpointIndex + 1) % endpoints.count
+        try connection.reconnect(to: endpoints[endpointIndex])
     }
 
     /// Sends one request body without waiting for its reply: pipelining for benchmarks. Collect the
-    /// replies with `receive(timeout:)`; they may come in another order than the requests.
+    /// replies with `receive(timeout:)`; they may come in another order than the requests. Both use
+    /// the endpoint in use and never fail over.
     public func send(_ body: [UInt8]) throws(ClientError) {
         try connection.send(body)
     }

@@ -45,6 +45,10 @@ import ZeroMQ
             before[key] = (answer["version"] as? Int, answer["attributes"] as? NSArray)
         }
 
+        // Every acknowledged change is in the broker's journal, as its stats say.
+        let journal = try cluster.brokerStats()["journal"] as? [String: Any] ?? [:]
+        #expect(journal["records"] as? Int == 60 && journal["writable"] as? Bool == true && journal["keys"] as? Int == 20, "\(journal)")
+
         cluster.killBroker()
         try cluster.startBroker()
         try cluster.waitForWorkers(alive: 3)

@@ -5,8 +5,10 @@
     python3 client.py demo --job ../jobs/waterfall.json --key pins --rect 0,0,414,600 --updates ''
     python3 client.py watch batch: invalidated:feed --count 5     # print events
     python3 client.py --secret-key alice.key --server-key server.pub demo   # a daemon with CURVE
+    python3 client.py --front tcp://a:5555,tcp://b:5555 demo      # a cluster's two brokers: fail over between them
 
-The package does the wire work: DEALER sockets with timeouts and failover (give --front several times),
+The package does the wire work: DEALER sockets with timeouts and failover (several --front endpoints,
+comma-separated or the option repeated: a timeout or a standby broker's answer moves to the next one),
 typed replies and errors, events with the CURVE key prefix handled and gaps resynchronised by a query.
 """
 
@@ -89,7 +91,8 @@ def watch(args: argparse.Namespace, curve: CurveKeys | None) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="A layoutd client on the layoutd Python package.")
-    parser.add_argument("--front", action="append", help="front endpoint (repeat for failover)")
+    parser.add_argument("--front", action="append",
+                        help="front endpoint; several, comma-separated or repeated, to fail over between")
     parser.add_argument("--events", default=layoutd.DEFAULT_EVENTS)
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for each reply")
     parser.add_argument("--secret-key", help="CURVE: this client's secret key file (layoutctl keygen)")
@@ -107,7 +110,9 @@ def main() -> None:
     listen.add_argument("prefixes", nargs="*", help="topic prefixes (default: everything)")
     listen.add_argument("--count", type=int)
     args = parser.parse_args()
-    args.front = args.front or [layoutd.DEFAULT_FRONT]
+    args.front = [e.strip() for option in args.front or [layoutd.DEFAULT_FRONT] for e in option.split(",")]
+    if not all(args.front):
+        parser.error("--front: an empty endpoint in the list")
     if bool(args.secret_key) != bool(args.server_key):
         parser.error("--secret-key and --server-key go together: CURVE needs both")
     curve = CurveKeys.from_files(args.secret_key, args.server_key) if args.secret_key else None

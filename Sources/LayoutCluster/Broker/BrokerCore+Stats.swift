@@ -43,6 +43,8 @@ extension BrokerCore {
         snapshot.itemsPrepared = connected.reduce(0) { $0 + $1.load.itemsPrepared }
         snapshot.eventsPublished = eventsPublished
         snapshot.subscribers = subscriptions.values.reduce(0, +)
+        // The recipes' journal, when the broker has one (its restores are the workers' rebuilds).
+        snapshot.journal = journalStatistics.map { JournalReport(statistics: $0()) }
         switch kind {
         case .stats:
             var object = snapshot.jsonObject

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LayoutJournal
 import LayoutServer
 import LayoutWire
 import Logging
@@ -71,6 +72,8 @@ final class BrokerCore {
 
     /// Journal writes asked for so far: a reply that caused some waits for them (`replyWhenJournaled`).
     var journalWrites = 0
+    /// The recipes' journal's figures for `stats` and `metrics`; nil without a journal.
+    var journalStatistics: (() -> Journal.Statistics)?
 
     init(settings: Settings, output: any BrokerOutput, stats: ServerStats = ServerStats(), epoch: UInt64? = nil, logger: Logger) {
         self.epoch = epoch ?? UInt64(max(0, Date().timeIntervalSince1970 * 1000))

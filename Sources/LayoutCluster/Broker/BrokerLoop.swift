@@ -147,7 +147,10 @@ final class BrokerLoop {
             ),
             output: self, stats: stats, epoch: journaled?.epoch, logger: logger
         )
-        if let journaled { core?.loadJournaled(journaled.recipes) }
+        if let journaled {
+            core?.loadJournaled(journaled.recipes)
+            core?.journalStatistics = { journaled.journal.statistics }
+        }
     }
 
     /// The front ROUTER's options, set before it binds (a standby's front is set up the same way and

@@ -81,6 +81,9 @@ public struct ClusterBroker: Service {
         }
         let health = DaemonHealth()
         let running = RunningNode(stop: { mailbox.post(.shutdown) }, health: health, access: access)
+        // The journal in use, once there is one (a standby opens it when it takes over): /readyz is 503
+        // while it cannot write, since changes are then not acknowledged.
+        let journalInUse = Mutex<Journal?>(journaled?.journal)
         let bound = Mutex<Result<(String, String, String), ServerFailure>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let configuration = self.configuration
@@ -109,6 +112,7 @@ public struct ClusterBroker: Service {
                     logger.notice("took the broker lease: active", metadata: ["epoch": "\(epoch)"])
                     boundFront = standby.front
                     journaledNow = try JournaledRecipes.open(configuration: configuration, leaseEpoch: epoch, logger: logger)
+                    journalInUse.withLock { $0 = journaledNow?.journal }
                     keeper = LeaseKeeper(lease: lease, epoch: epoch, logger: logger) { mailbox.post(.shutdown) }
                 }
                 let loop = try BrokerLoop(
@@ -143,7 +147,10 @@ public struct ClusterBroker: Service {
             mailbox.post(.metrics(ask))
             return ask.wait(timeout: .seconds(2)) ?? Array("# the broker's I/O thread did not answer within 2 s\n".utf8)
         }
-        try running.serveOperations(at: configuration.httpAddress, routes: OperationsRoutes(health: health, metrics: metrics))
+        let readiness: @Sendable () -> String? = {
+            journalInUse.withLock { $0?.unwritableReason }.map { "the broker's journal cannot write: \($0)" }
+        }
+        try running.serveOperations(at: configuration.httpAddress, routes: OperationsRoutes(health: health, metrics: metrics, readiness: readiness))
         return running
     }
 }

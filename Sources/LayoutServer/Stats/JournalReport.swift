@@ -8,6 +8,18 @@ public struct JournalReport: Sendable, Hashable {
     /// Layouts pushed out of memory by `store.maxBytes` and still kept in the journal.
     public var evictions: Int
 
+    /// A report of `statistics` alone, with nothing restored or evicted: a broker's journal of recipes.
+    public init(statistics: Journal.Statistics) {
+        self.init(statistics: statistics, commitMicros: StatsSnapshot.Latency(p50: 0, p90: 0, p99: 0, max: 0, count: UInt64(statistics.commits)), restore: .init(), evictions: 0)
+    }
+
+    init(statistics: Journal.Statistics, commitMicros: StatsSnapshot.Latency, restore: DurableLayouts.RestoreProgress, evictions: Int) {
+        self.statistics = statistics
+        self.commitMicros = commitMicros
+        self.restore = restore
+        self.evictions = evictions
+    }
+
     var jsonObject: [String: Any] {
         var object: [String: Any] = [
             "url": statistics.url,

@@ -10,11 +10,14 @@ struct PingCommand: ParsableCommand {
     func run() throws {
         let clock = ContinuousClock()
         var roundTrip = Duration.zero
+        var answeredBy = ""
         try options.perform({ client throws(ClientError) in
             let start = clock.now
             let reply = try client.ping()
             roundTrip = clock.now - start
+            // With several --front endpoints, the one that answered (after any failover).
+            answeredBy = client.endpoint
             return reply
-        }, summary: { Summaries.ping($0, endpoint: options.frontEndpoint, roundTrip: roundTrip) })
+        }, summary: { Summaries.ping($0, endpoint: answeredBy, roundTrip: roundTrip) })
     }
 }

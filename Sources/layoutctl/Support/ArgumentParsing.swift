@@ -22,6 +22,15 @@ enum ArgumentParsing {
         return ItemLocation(section: values[0], item: values[1])
     }
 
+    /// `tcp://a:5555` or `tcp://a:5555,tcp://b:5555`: front endpoints, in the order to fail over between them.
+    static func endpoints(_ text: String) throws -> [String] {
+        let endpoints = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !endpoints.contains(where: \.isEmpty) else {
+            throw ValidationError("an endpoint, or a comma-separated list of them, without an empty one")
+        }
+        return endpoints
+    }
+
     /// `0,1,2`.
     static func integers(_ text: String, shape: String = "a comma-separated list of integers") throws -> [Int] {
         try text.split(separator: ",", omittingEmptySubsequences: false).map { part in

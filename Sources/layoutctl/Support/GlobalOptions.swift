@@ -3,8 +3,16 @@ import LayoutClient
 
 /// The options every subcommand takes: where the daemon is, how long to wait, how to print.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .customLong("front"), help: "The daemon's front (request) endpoint.")
-    var frontEndpoint = LayoutClient.defaultEndpoint
+    @Option(
+        name: .customLong("front"),
+        help: ArgumentHelp(
+            "The daemon's front (request) endpoint, or a comma-separated list to fail over between, such as a cluster's "
+                + "active and standby brokers: tcp://a:5555,tcp://b:5555. (default: \(LayoutClient.defaultEndpoint))",
+            valueName: "endpoints"
+        ),
+        transform: ArgumentParsing.endpoints
+    )
+    var frontEndpoints = [LayoutClient.defaultEndpoint]
 
     @Option(name: .customLong("events"), help: "The daemon's events endpoint.")
     var eventsEndpoint = EventSubscriber.defaultEndpoint
@@ -40,6 +48,6 @@ struct GlobalOptions: ParsableArguments {
     }
 
     func makeClient() throws(ClientError) -> LayoutClient {
-        try LayoutClient(endpoint: frontEndpoint, timeout: replyTimeout, curve: curveCredentials())
+        try LayoutClient(endpoints: frontEndpoints, timeout: replyTimeout, curve: curveCredentials())
     }
 }
