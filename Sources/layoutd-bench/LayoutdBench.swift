@@ -2,8 +2,8 @@ import LayoutTestKit
 import LayoutServer
 import ZeroMQ
 
-/// `layoutd-bench`: the daemon's round trips against raw libzmq, a large `layout` job end to end, and
-/// LayoutWire's codec figures, one JSON object per line (docs/BENCHMARKS.md).
+/// `layoutd-bench`: the daemon's round trips against raw libzmq, a large `layout` job end to end,
+/// LayoutWire's codec figures, and the journal's cost, one JSON object per line (docs/BENCHMARKS.md).
 @main
 enum LayoutdBench {
     static func main() {
@@ -27,6 +27,7 @@ enum LayoutdBench {
             case .wire:
                 WireBench(plan: plan).run(goals: &goals)
                 return true
+            case .journal: return JournalBench(plan: plan.journal, workers: cores, context: context).run(goals: &goals)
             }
         }
     }

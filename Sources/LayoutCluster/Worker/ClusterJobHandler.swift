@@ -7,8 +7,8 @@ import LayoutWire
 /// broker's RESTORE and SNAPSHOT, ordered with the key's other requests like any op on that key.
 struct ClusterJobHandler: JobHandler {
     enum Job: Sendable {
-        /// A client's request, and the epoch of the broker that sent it.
-        case request(RequestHandler.Admitted, epoch: UInt64)
+        /// A client's request, the epoch of the broker that sent it, and the connection it came on.
+        case request(RequestHandler.Admitted, epoch: UInt64, conversation: UInt64)
         case restore(RestoreJob)
         case snapshot(SnapshotJob)
         case release(LayoutKey)
@@ -19,6 +19,9 @@ struct ClusterJobHandler: JobHandler {
     let stats: ServerStats
     let limits: InputLimits
     let brokerJobs: BrokerJobDesk
+    /// The worker's link to its broker, whose current connection a request must have come on to run;
+    /// nil where there is no link (the simulator).
+    var membership: WorkerMembership?
 
     func decode(_ body: RequestBody) -> DecodeOutcome<Job> {
         switch brokerJobs.take(for: body) {
@@ -28,14 +31,20 @@ struct ClusterJobHandler: JobHandler {
         case nil: break
         }
         switch handler.decode(body) {
-        case .run(let request, let key): return .run(.request(request, epoch: body.epoch), key: key)
+        case .run(let request, let key): return .run(.request(request, epoch: body.epoch, conversation: body.conversation), key: key)
         case .reply(let reply): return .reply(reply)
         }
     }
 
     func execute(_ job: Job) -> JobReply {
         switch job {
-        case .request(let request, let epoch):
+        case .request(let request, let epoch, let conversation):
+            if let membership, conversation != 0, conversation != membership.conversation {
+                // Its broker gave up on this connection (and may have given the key to another worker):
+                // not run, so nothing changes and nothing is published. Its reply is not read.
+                let error = WireError(.unavailable, "this worker lost its broker before running the request; it was not applied")
+                return JobReply(body: ReplyBody(ReplyEncoder.failure(id: request.request.id, error: error)), op: request.request.operation.name.rawValue, errorCode: error.code.rawValue)
+            }
             let reply = handler.execute(request)
             // A change is stamped with the epoch it was made under: READY reports it, and a restarted
             // broker orders copies of a key by (epoch, version).

@@ -53,12 +53,13 @@ public struct ClusterWorker: Service {
         }
         let handler = RequestHandler(store: store, stats: stats, limits: configuration.inputLimits, startedAt: Date())
         let brokerJobs = BrokerJobDesk()
-        let jobs = ClusterJobHandler(handler: handler, store: store, stats: stats, limits: configuration.inputLimits, brokerJobs: brokerJobs)
+        let membership = WorkerMembership(livenessNanos: UInt64(cluster.heartbeatMilliseconds) * 1_000_000 * UInt64(cluster.liveness))
+        var jobs = ClusterJobHandler(handler: handler, store: store, stats: stats, limits: configuration.inputLimits, brokerJobs: brokerJobs)
+        jobs.membership = membership
         let pool = WorkerPool(workers: configuration.resolvedWorkers, queueCapacity: configuration.queueCapacity, handler: jobs, stats: stats) { reply in
             mailbox.post(.reply(reply))
         }
         let health = DaemonHealth()
-        let membership = WorkerMembership(livenessNanos: UInt64(cluster.heartbeatMilliseconds) * 1_000_000 * UInt64(cluster.liveness))
         let running = RunningNode(stop: { mailbox.post(.shutdown) }, health: health)
         let bound = Mutex<Result<String?, ServerFailure>?>(nil)
         let ready = DispatchSemaphore(value: 0)

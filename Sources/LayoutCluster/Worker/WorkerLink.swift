@@ -307,7 +307,7 @@ final class WorkerLink {
                 }
                 caller = named
             }
-            let body = RequestBody(last, caller: caller, epoch: brokerEpoch)
+            let body = RequestBody(last, caller: caller, epoch: brokerEpoch, conversation: membership.conversation)
             if !accepting {
                 reply(token: token, body: WorkerErrorReplies.busy(body, message: "the daemon is shutting down"))
             } else if !pool.submit(envelope: Envelope([token.frame]), body: body) {

@@ -8,6 +8,8 @@ final class WorkerMembership: Sendable {
     /// `DispatchTime` nanoseconds of the last message from the broker.
     private let lastHeard = Atomic<UInt64>(0)
     private let livenessNanos: UInt64
+    /// The connection to the broker, counted from 1; it moves on when a connection ends.
+    private let conversationNumber = Atomic<UInt64>(1)
 
     /// - Parameter livenessNanos: how long the broker may stay silent (heartbeat × liveness).
     init(livenessNanos: UInt64) {
@@ -28,6 +30,14 @@ final class WorkerMembership: Sendable {
     /// The connection is closed (the broker refused or went silent, or the worker leaves).
     func noteLeft() {
         readySent.store(false, ordering: .releasing)
+        conversationNumber.add(1, ordering: .releasing)
+    }
+
+    /// The current connection's number: requests are stamped with it as they arrive, and one whose
+    /// connection has ended since is not run (issue 14, defect 4: a worker cut off from its broker must
+    /// not go on changing layouts the broker has given to another worker, publishing their events).
+    var conversation: UInt64 {
+        conversationNumber.load(ordering: .acquiring)
     }
 
     /// Nil while joined; else why not, for `/readyz`.

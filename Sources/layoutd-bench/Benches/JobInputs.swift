@@ -3,7 +3,9 @@ import LayoutEngine
 import LayoutWire
 
 /// The large `layout` job: a one-section mosaic in a phone-sized viewport, its items given by count or
-/// with per-item `heights` (which mosaic validates and then ignores: its cells are fixed).
+/// with per-item `heights` (which mosaic validates and then ignores: its cells are fixed). The journal
+/// bench sends the same bodies as `prepare`s under a key, and of other kinds (a waterfall, which the
+/// heights do size).
 struct JobInputs {
     enum BodyForm: String, CaseIterable {
         /// `"sections":[{"count":N}]`.
@@ -14,16 +16,26 @@ struct JobInputs {
         case binaryHeights
     }
 
+    /// What the body asks for.
+    enum Operation {
+        /// A stateless `layout` job.
+        case layout
+        /// A `prepare` that keeps the layout under `key`.
+        case prepare(key: String)
+    }
+
     static let bounds = Size(width: 375, height: 812)
     static let requestID = "job"
 
     let items: Int
     let form: BodyForm
+    let kind: LayoutKind
     private let heights: [Double]
 
-    init(items: Int, form: BodyForm) {
+    init(items: Int, form: BodyForm, kind: LayoutKind = .mosaic) {
         self.items = items
         self.form = form
+        self.kind = kind
         switch form {
         case .count:
             heights = []
@@ -37,13 +49,22 @@ struct JobInputs {
     /// frames it yields check the daemon independently.
     var input: LayoutInput {
         let sizes = heights.isEmpty ? ItemSizes(count: items) : (ItemSizes(count: items, heights: heights) ?? ItemSizes(count: items))
-        return LayoutInput(bounds: Self.bounds, parameters: .defaults(for: .mosaic), sections: [Section(items: sizes)])
+        return LayoutInput(bounds: Self.bounds, parameters: .defaults(for: kind), sections: [Section(items: sizes)])
     }
 
     /// The request body, every frame asked for in `format`.
-    func body(format: AttributesFormat) -> [UInt8] {
+    func body(format: AttributesFormat, operation: Operation = .layout) -> [UInt8] {
         var writer = JSONWriter(capacity: 256 + heights.count * 8)
-        writer.write(raw: #"{"v":1,"id":"job","op":"layout","bounds":{"width":375,"height":812},"spec":{"type":"mosaic"},"return":"all","format":"#)
+        switch operation {
+        case .layout:
+            writer.write(raw: #"{"v":1,"id":"job","op":"layout""#)
+        case .prepare(let key):
+            writer.write(raw: #"{"v":1,"id":"job","op":"prepare","layout":"#)
+            writer.write(key)
+        }
+        writer.write(raw: #","bounds":{"width":375,"height":812},"spec":{"type":"#)
+        writer.write(kind.rawValue)
+        writer.write(raw: #"},"return":"all","format":"#)
         writer.write(format.rawValue)
         writer.write(raw: #","sections":[{"#)
         switch form {

@@ -8,6 +8,8 @@ enum BenchName: String, BenchSelection {
     case job
     /// LayoutWire's own codec benchmarks (`WireBenchmarks`).
     case wire
+    /// The journal's cost: small updates, a large `prepare` and a restart, with and without a journal.
+    case journal
 }
 
 extension LayoutdBench {

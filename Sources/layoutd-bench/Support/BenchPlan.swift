@@ -17,18 +17,22 @@ struct BenchPlan: Sendable {
     /// Items of LayoutWire's own codec benchmarks, and how often each runs (best of).
     var wireItems: Int
     var wireRepetitions: Int
+    /// The journal bench's counts.
+    var journal: JournalPlan
 
     static let full = BenchPlan(
         rounds: 3, warmUpRoundTrips: 2_000, sequentialRoundTrips: 10_000, pipelinedRoundTrips: 50_000,
         queryMosaicItems: 10_000,
         jobItems: 1_000_000, jobRepetitions: Repetitions(warmUps: 1, runs: 5),
-        wireItems: 1_000_000, wireRepetitions: 5
+        wireItems: 1_000_000, wireRepetitions: 5,
+        journal: .full
     )
 
     static let quick = BenchPlan(
         rounds: 1, warmUpRoundTrips: 100, sequentialRoundTrips: 500, pipelinedRoundTrips: 2_000,
         queryMosaicItems: 10_000,
         jobItems: 20_000, jobRepetitions: Repetitions(warmUps: 1, runs: 3),
-        wireItems: 100_000, wireRepetitions: 2
+        wireItems: 100_000, wireRepetitions: 2,
+        journal: .quick
     )
 }

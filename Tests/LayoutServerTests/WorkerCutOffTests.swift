@@ -1,0 +1,88 @@
+import Foundation
+import LayoutCluster
+import Logging
+import Testing
+import ZeroMQ
+@testable import LayoutServer
+
+/// A worker cut off from its broker does not go on running the requests that broker queued on it (issue
+/// 14, defect 4): the broker has given their keys to another worker, and a change run here would publish
+/// a version the stream already has. Driven by a fake broker that falls silent.
+@Suite(.serialized) struct WorkerCutOffTests {
+    @Test func requestsQueuedBeforeTheBrokerFellSilentAreNotRun() throws {
+        let context = try Context()
+        defer { context.terminate() }
+        let back = try Socket(.router, in: context)
+        try back.set(.receiveTimeout, 5)
+        try back.bind("tcp://127.0.0.1:*")
+        let eventsIn = try Socket(.xsub, in: context)
+        try eventsIn.set(.receiveTimeout, 0)
+        try eventsIn.bind("tcp://127.0.0.1:*")
+        _ = try eventsIn.send([0x01])
+
+        var configuration = ServerConfiguration()
+        configuration.useFreeLoopbackPorts()
+        configuration.workers = 2
+        var cluster = ClusterConfiguration()
+        cluster.role = .worker
+        cluster.joinEndpoint = try back.lastEndpoint
+        cluster.joinEventsEndpoint = try eventsIn.lastEndpoint
+        cluster.workerID = "w"
+        // The fake broker never sends a heartbeat: the worker gives up on it after 2 × 20 ms, long before
+        // the prepare in front of the changes is done.
+        cluster.heartbeatMilliseconds = 20
+        cluster.liveness = 2
+        cluster.reconnectMilliseconds = 100
+        var logger = Logger(label: "cut-off-test")
+        logger.logLevel = .critical
+        let worker = try ClusterWorker(configuration: configuration, cluster: cluster, logger: logger).start()
+        defer { worker.stop() }
+
+        var topics: [String] = []
+        // Once the worker has joined again, that connection is kept alive: heartbeats every 5 ms.
+        var keptAlive: [UInt8]?
+        func receive() throws -> [[UInt8]] {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline {
+                while let event = try? eventsIn.receiveMultipart(flags: .dontWait), let topic = event.first {
+                    topics.append(String(decoding: topic, as: UTF8.self))
+                }
+                if let identity = keptAlive {
+                    _ = try back.send(multipart: [identity, [], Array("MDPW01".utf8), [0x04]], flags: .dontWait)
+                }
+                if let frames = try back.receiveMultipart() { return frames }
+            }
+            throw TestFailure("nothing from the worker within 30 s")
+        }
+        func isReady(_ frames: [[UInt8]]) -> Bool { frames.count == 6 && frames[3] == [0x01] }
+        func request(_ token: UInt64, _ body: String, to identity: [UInt8]) throws {
+            _ = try back.send(multipart: [identity, [], Array("MDPW01".utf8), [0x02], withUnsafeBytes(of: token.littleEndian) { Array($0) }, [], Array(body.utf8)])
+        }
+
+        var ready = try receive()
+        while !isReady(ready) { ready = try receive() }
+        // A slow prepare, then changes to the same key queued behind it.
+        try request(1, #"{"id":1,"op":"prepare","layout":"k","bounds":{"width":375,"height":800},"spec":{"type":"mosaic"},"sections":[{"count":6000000}]}"#, to: ready[0])
+        for token in UInt64(2)...4 {
+            try request(token, #"{"id":\#(token),"op":"update","layout":"k","updates":[{"insert":[0,0],"item":{"aspectRatio":1}}]}"#, to: ready[0])
+        }
+        // The worker falls silent on its side too, gives up on this broker, and joins again.
+        var again = try receive()
+        while !isReady(again) || again[0] == ready[0] { again = try receive() }
+        keptAlive = again[0]
+        // A query on the new connection runs after everything queued on the key.
+        try request(5, #"{"id":5,"op":"query","layout":"k","rect":{"x":0,"y":0,"width":10,"height":10}}"#, to: again[0])
+        var answer: [String: Any]?
+        while answer == nil {
+            let frames = try receive()
+            guard frames.count == 7, frames[3] == [0x03], frames[4] == withUnsafeBytes(of: UInt64(5).littleEndian, { Array($0) }) else { continue }
+            answer = try TestDaemon.object(frames[6])
+        }
+        _ = try? receive()
+        // The prepare may have run before the worker gave up (version 1) or not (no layout); no change did.
+        let version = answer?.result["version"] as? Int
+        let code = (answer?["error"] as? [String: Any])?["code"] as? String
+        #expect(version == 1 || (version == nil && code == "unknown_layout"), "the changes queued by the broker that gave up ran: \(answer ?? [:])")
+        #expect(!topics.contains { $0.hasPrefix("batch") }, "events of the cut-off changes: \(topics)")
+    }
+}
