@@ -79,6 +79,7 @@ public final class Journal: Sendable {
     private let reader: Mutex<StorageBox>
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
+    private let finishedCheckpoints = DispatchSemaphore(value: 0)
     private let onCommit: @Sendable (JournalCommit) -> Void
     private let onHealthChange: @Sendable (Bool, String?) -> Void
     /// The keys found at open, most recently changed first.
@@ -136,6 +137,9 @@ public final class Journal: Sendable {
         let thread = Thread { [self] in runWriter(box.storage) }
         thread.name = "layoutd-journal"
         thread.start()
+        let checkpoints = Thread { [self] in runCheckpoints() }
+        checkpoints.name = "layoutd-journal-checkpoint"
+        checkpoints.start()
     }
 
     // MARK: Writing
@@ -143,17 +147,19 @@ public final class Journal: Sendable {
     /// Queues `write`; `completion` runs on the journal thread once it is committed (or has failed).
     /// The index takes the write at once, so the next decision for the key sees it.
     public func append(_ write: JournalWrite, completion: @escaping Completion) {
-        let accepted = state.withLock { state -> Bool in
-            guard !state.isStopping else { return false }
+        let (accepted, first) = state.withLock { state -> (Bool, Bool) in
+            guard !state.isStopping else { return (false, false) }
             state.pending.append(Pending(write: write, completion: completion))
             Self.apply(write, to: &state.index)
-            return true
+            return (true, state.pending.count == 1)
         }
         guard accepted else {
             completion(.failure(JournalError(.writeFailed, "the journal is closing")))
             return
         }
-        wake.signal()
+        // Only the first write of a batch wakes the journal thread: the others join the commit it
+        // takes them in (one wake-up per group commit, not per change).
+        if first { wake.signal() }
     }
 
     /// Whether a change to `key` that gave `version` (with a body of `bytes`) must be written as a
@@ -217,6 +223,8 @@ public final class Journal: Sendable {
         guard first else { return }
         wake.signal()
         finished.wait()
+        finishedCheckpoints.wait()
+        reader.withLock { $0.storage.checkpoint() }
     }
 
     // MARK: The journal thread
@@ -249,6 +257,16 @@ public final class Journal: Sendable {
             if stopping && state.withLock({ $0.pending.isEmpty }) { break }
         }
         finished.signal()
+    }
+
+    /// SQLite's WAL copied into the database file now and then, on a thread of its own, so that no
+    /// group commit waits for it (the reading connection does it, between restores).
+    private func runCheckpoints() {
+        while !state.withLock({ $0.isStopping }) {
+            Thread.sleep(forTimeInterval: 0.25)
+            reader.withLock { $0.storage.checkpoint() }
+        }
+        finishedCheckpoints.signal()
     }
 
     private func commit(_ batch: [Pending], to storage: any JournalStorage) {

@@ -13,6 +13,12 @@ protocol JournalStorage: AnyObject {
     func byteCount() -> Int
     /// A write that changes nothing, to learn whether writing works again after a failure.
     func probe() throws(JournalError)
+    /// Housekeeping off the writer's thread (SQLite's WAL checkpoint); called on the reading instance.
+    func checkpoint()
+}
+
+extension JournalStorage {
+    func checkpoint() {}
 }
 
 /// Who writes a journal: a single daemon's layouts and a broker's recipes are not the same thing, and
@@ -25,5 +31,5 @@ public enum JournalRole: String, Sendable {
 /// What a journal file or database says it is (its `journal_meta`).
 enum JournalFormat {
     /// Bumped when the tables change in a way an older layoutd would misread.
-    static let current = "1"
+    static let current = "2"
 }

@@ -15,7 +15,7 @@ final class SQLiteJournalStorage: JournalStorage {
     private var statements: [Statement: SQLiteStatement] = [:]
 
     private enum Statement: Hashable {
-        case deleteBodies, insertBody, upsertRebuilt, updateChanged, upsertDropped, selectBodies, selectLayout
+        case deleteBodies, insertBody, upsertRebuilt, upsertDropped, selectBodies, selectLayout
     }
 
     /// Opens (creating it when missing) the journal at `path` for `role`; refuses one written for another
@@ -35,6 +35,9 @@ final class SQLiteJournalStorage: JournalStorage {
         try connection.execute("PRAGMA synchronous=\(durability == .sync ? "FULL" : "NORMAL")", failing: .unreadable)
         // After a checkpoint the WAL is cut back to this, so a burst of large bodies does not keep its size.
         try connection.execute("PRAGMA journal_size_limit=67108864", failing: .unreadable)
+        // No checkpoint inside a group commit (it syncs twice, on the journal thread): the journal runs
+        // them from the reading connection, on a thread of its own (`checkpoint()`).
+        try connection.execute("PRAGMA wal_autocheckpoint=0", failing: .unreadable)
         try checkOrCreateSchema(role: role, names: names)
     }
 
@@ -57,7 +60,7 @@ final class SQLiteJournalStorage: JournalStorage {
                     PRIMARY KEY(namespace, name));
                 CREATE TABLE bodies(
                     namespace TEXT NOT NULL, name TEXT NOT NULL, version INTEGER NOT NULL,
-                    checksum INTEGER NOT NULL, body BLOB NOT NULL);
+                    checksum INTEGER NOT NULL, written_at INTEGER NOT NULL, items INTEGER NOT NULL, body BLOB NOT NULL);
                 CREATE UNIQUE INDEX bodies_by_key ON bodies(namespace, name, version);
                 INSERT INTO journal_meta VALUES('format', '\(JournalFormat.current)'), ('role', '\(role.rawValue)');
                 COMMIT;
@@ -80,17 +83,12 @@ final class SQLiteJournalStorage: JournalStorage {
         let sql: String
         switch which {
         case .deleteBodies: sql = "DELETE FROM bodies WHERE namespace=?1 AND name=?2"
-        case .insertBody: sql = "INSERT INTO bodies(namespace, name, version, checksum, body) VALUES(?1, ?2, ?3, ?4, ?5)"
+        case .insertBody: sql = "INSERT INTO bodies(namespace, name, version, checksum, written_at, items, body) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
         case .upsertRebuilt:
             sql = """
                 INSERT INTO layouts VALUES(?1, ?2, ?3, ?4, ?5, ?6, 1, ?3, ?7, 0, 0)
                 ON CONFLICT(namespace, name) DO UPDATE SET version=?3, epoch=?4, items=?5, changed_at=?6, kept=1,
                 base=?3, rebuild_bytes=?7, change_bytes=0, changes=0
-                """
-        case .updateChanged:
-            sql = """
-                UPDATE layouts SET version=?3, items=?4, changed_at=?5, change_bytes=change_bytes+?6, changes=changes+1
-                WHERE namespace=?1 AND name=?2
                 """
         case .upsertDropped:
             sql = """
@@ -99,7 +97,7 @@ final class SQLiteJournalStorage: JournalStorage {
                 base=?3, rebuild_bytes=0, change_bytes=0, changes=0
                 """
         case .selectBodies: sql = "SELECT version, checksum, body FROM bodies WHERE namespace=?1 AND name=?2 ORDER BY version"
-        case .selectLayout: sql = "SELECT kept, base, version FROM layouts WHERE namespace=?1 AND name=?2"
+        case .selectLayout: sql = "SELECT kept, base FROM layouts WHERE namespace=?1 AND name=?2"
         }
         let prepared = try connection.prepare(sql, failing: .unreadable)
         statements[which] = prepared
@@ -107,8 +105,17 @@ final class SQLiteJournalStorage: JournalStorage {
     }
 
     func loadKeys() throws(JournalError) -> [JournalKeyState] {
+        // A change writes its body alone (one row and its index entry: the fewest pages a commit can
+        // touch); what it did to the key's state is read back from the bodies here.
         let rows = try connection.prepare("""
-            SELECT namespace, name, version, epoch, items, changed_at, kept, base, rebuild_bytes, change_bytes, changes FROM layouts
+            SELECT l.namespace, l.name, COALESCE(b.version, l.version), l.epoch,
+                COALESCE((SELECT items FROM bodies i WHERE i.namespace = l.namespace AND i.name = l.name ORDER BY version DESC LIMIT 1), l.items),
+                MAX(l.changed_at, COALESCE(b.written_at, 0)),
+                l.kept, l.base, l.rebuild_bytes, COALESCE(b.bytes, l.rebuild_bytes) - l.rebuild_bytes, COALESCE(b.count, 1) - 1
+            FROM layouts l LEFT JOIN (
+                SELECT namespace, name, MAX(version) AS version, MAX(written_at) AS written_at, COUNT(*) AS count, SUM(LENGTH(body)) AS bytes
+                FROM bodies GROUP BY namespace, name
+            ) b ON b.namespace = l.namespace AND b.name = l.name
             """, failing: .unreadable)
         var keys: [JournalKeyState] = []
         while try rows.step() {
@@ -129,11 +136,10 @@ final class SQLiteJournalStorage: JournalStorage {
                 switch write {
                 case .rebuild(let key, let version, let epoch, let items, let body):
                     try statement(.deleteBodies).run(.text(key.namespace), .text(key.name))
-                    try statement(.insertBody).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(Int64(bitPattern: Checksum.of(body))), .blob(body))
+                    try statement(.insertBody).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(Int64(bitPattern: Checksum.of(body))), .integer(now), .integer(Int64(items)), .blob(body))
                     try statement(.upsertRebuilt).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(Int64(bitPattern: epoch)), .integer(Int64(items)), .integer(now), .integer(Int64(body.count)))
                 case .change(let key, let version, let items, let body):
-                    try statement(.insertBody).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(Int64(bitPattern: Checksum.of(body))), .blob(body))
-                    try statement(.updateChanged).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(Int64(items)), .integer(now), .integer(Int64(body.count)))
+                    try statement(.insertBody).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(Int64(bitPattern: Checksum.of(body))), .integer(now), .integer(Int64(items)), .blob(body))
                 case .drop(let key, let version):
                     try statement(.deleteBodies).run(.text(key.namespace), .text(key.name))
                     try statement(.upsertDropped).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(now))
@@ -151,7 +157,6 @@ final class SQLiteJournalStorage: JournalStorage {
         layout.bind(.text(key.namespace), .text(key.name))
         guard try layout.step(), layout.integer(at: 0) != 0 else { return nil }
         let base = Int(layout.integer(at: 1))
-        let version = Int(layout.integer(at: 2))
         let rows = try statement(.selectBodies)
         rows.bind(.text(key.namespace), .text(key.name))
         var bodies: [[UInt8]] = []
@@ -166,8 +171,8 @@ final class SQLiteJournalStorage: JournalStorage {
             }
             bodies.append(body)
         }
-        guard !bodies.isEmpty, base + bodies.count - 1 == version else {
-            throw JournalError(.corrupt, "\(key): its bodies reach version \(base + bodies.count - 1), not \(version)")
+        guard !bodies.isEmpty else {
+            throw JournalError(.corrupt, "\(key): kept, but none of its bodies is there")
         }
         return JournalRecipe(base: base, bodies: bodies)
     }
@@ -180,6 +185,12 @@ final class SQLiteJournalStorage: JournalStorage {
         guard fsync(descriptor) == 0 else {
             throw JournalError(.writeFailed, "\(path)-wal: fsync failed: \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// Copies the WAL's commits into the database file, so the WAL stays short (PASSIVE: never waits
+    /// for the writer, whose commits go on meanwhile).
+    func checkpoint() {
+        try? connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
     }
 
     func byteCount() -> Int {
