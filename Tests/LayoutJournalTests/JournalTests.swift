@@ -193,6 +193,17 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
         #expect { _ = try open(garbage) } throws: { ($0 as? JournalError)?.code == .unreadable }
     }
 
+    @Test func aBodyAndItsFramesMakeOneRecordAndComeApartAgain() throws {
+        let body = bytes(#"{"op":"prepare","sections":[{"heights":{"frame":1}}]}"#)
+        let frames: [[UInt8]] = [[1, 2, 3, 4, 5, 6, 7, 8], [], Array(repeating: 9, count: 1000)]
+        let record = body.withUnsafeBytes { JournalBody.joining($0, frames: frames) }
+        #expect(JournalBody.parts(of: record) == [body] + frames)
+        // A plain body is no record of parts, and neither is one cut short or with bytes left over.
+        #expect(JournalBody.parts(of: body) == nil)
+        #expect(JournalBody.parts(of: Array(record.dropLast())) == nil)
+        #expect(JournalBody.parts(of: record + [0]) == nil)
+    }
+
     @Test func urlsParseAndHideAPassword() throws {
         #expect(try JournalURL(parsing: "none") == .none)
         #expect(try JournalURL(parsing: "sqlite:data/layoutd.db") == .sqlite(path: "data/layoutd.db"))

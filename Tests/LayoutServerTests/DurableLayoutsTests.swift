@@ -89,7 +89,7 @@ final class TemporaryFolder: Sendable {
         #expect(next.result["version"] as? Int == 6)
     }
 
-    @Test func snapshotsStandInForAttachedFramesAndForChangesPastTheCompactionBound() throws {
+    @Test func attachedFramesAreJournaledWithTheirBodyAndSnapshotsStandInForChangesPastTheCompactionBound() throws {
         let folder = TemporaryFolder()
         let configure: (inout ServerConfiguration) -> Void = { $0.journalCompaction.afterChanges = 2 }
         var before: (Int?, NSArray?)

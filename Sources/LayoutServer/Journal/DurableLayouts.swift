@@ -102,21 +102,21 @@ public final class DurableLayouts: Sendable {
         return JobReply(body: ReplyBody(ReplyEncoder.failure(id: id, error: error)), op: reply.op, errorCode: error.code.rawValue)
     }
 
-    /// The client's own body where it rebuilds the change (a `prepare`, or a change that follows the
-    /// key's last write); a snapshot of the layout where it would not (attached frames, which the journal
-    /// does not keep; a change after a failed write; changes grown past their `prepare`).
+    /// The client's own body (with its frames, `JournalBody`) where it rebuilds the change (a `prepare`,
+    /// or a change that follows the key's last write); a snapshot of the layout where it would not (a
+    /// change after a failed write; changes grown past their `prepare`).
     private func makeWrite(for change: KeptChange, body: RequestBody?) -> Result<JournalWrite, WireError> {
         switch change {
         case .dropped(let key, let version):
             return .success(.drop(JournalKey(key), version: version))
         case .prepared(let key, let version, let layout):
-            if let body, body.attachments.isEmpty {
-                return .success(.rebuild(JournalKey(key), version: version, epoch: 0, items: layout.itemCount, body: body.copiedBytes))
+            if let body {
+                return .success(.rebuild(JournalKey(key), version: version, epoch: 0, items: layout.itemCount, body: body.journalRecord))
             }
             return snapshot(key, version: version, layout: layout)
         case .changed(let key, let version, let layout):
-            if let body, body.attachments.isEmpty, !journal.needsSnapshot(of: JournalKey(key), changeVersion: version, bytes: body.count) {
-                return .success(.change(JournalKey(key), version: version, items: layout.itemCount, body: body.copiedBytes))
+            if let body, !journal.needsSnapshot(of: JournalKey(key), changeVersion: version, bytes: body.totalCount) {
+                return .success(.change(JournalKey(key), version: version, items: layout.itemCount, body: body.journalRecord))
             }
             return snapshot(key, version: version, layout: layout)
         }
@@ -260,8 +260,11 @@ extension Duration {
 }
 
 extension RequestBody {
-    /// The body's bytes, copied out of its message (the journal keeps them past the request).
-    var copiedBytes: [UInt8] {
-        withUnsafeBytes { Array($0) }
+    /// The body's bytes and its frames', copied out of their messages (the journal keeps them past the
+    /// request): the body alone when it has no frames.
+    var journalRecord: [UInt8] {
+        guard !attachments.isEmpty else { return withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in Array(bytes) } }
+        let frames = attachments.map { $0.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in Array(bytes) } }
+        return withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in JournalBody.joining(bytes, frames: frames) }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LayoutEngine
+import LayoutJournal
 import LayoutWire
 
 /// Rebuilds a layout from the bodies that made it, a `prepare` then its acknowledged changes: on a
@@ -48,9 +49,13 @@ public struct RecipeReplay {
     }
 
     /// The bodies as a caller of the key's namespace sent them.
+    /// A journal record that holds a body and its frames (`JournalBody`) gives the body with them attached.
     public func bodies(_ frames: some Sequence<[UInt8]>) -> [RequestBody] {
         let caller = Caller(namespace: key.namespace, isAdmin: false)
-        return frames.map { RequestBody($0, caller: caller) }
+        return frames.map { frame in
+            guard let parts = JournalBody.parts(of: frame), let body = parts.first else { return RequestBody(frame, caller: caller) }
+            return RequestBody(body, caller: caller, attachments: parts.dropFirst().map { RequestBody($0) })
+        }
     }
 
     private static func excerpt(_ reply: JobReply) -> String {
