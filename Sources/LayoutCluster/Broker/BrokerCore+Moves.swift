@@ -173,6 +173,10 @@ extension BrokerCore {
     func rebalance(toward worker: WorkerRecord) {
         for record in keys.values where record.isSettled {
             if record.owner?.isConnected != true {
+                // While a restarted broker waits for its workers, a key no worker reported yet may be on
+                // one still to come: it is placed when the wait is over (`placeUnclaimed`), not rebuilt
+                // on the first worker to join.
+                if rejoinUntil != nil && record.held.isEmpty { continue }
                 place(record)
                 flushHeld(record)
                 continue

@@ -23,7 +23,7 @@ struct JournaledRecipes {
     /// read (a corrupt record) is left out and logged: its key is not protected until it is prepared
     /// again, as a key whose recipe was evicted.
     /// - Parameter leaseEpoch: the epoch of the broker lease held (PostgreSQL): the journal's writes are
-    ///   fenced by it, and the broker's epoch is at least it.
+    ///   fenced by it, and it is the broker's epoch.
     static func open(configuration: ServerConfiguration, leaseEpoch: UInt64? = nil, logger: Logger) throws -> JournaledRecipes? {
         let url = url(for: configuration)
         let journal: Journal?
@@ -59,7 +59,9 @@ struct JournaledRecipes {
         if !recipes.isEmpty {
             logger.info("recipes read from the journal", metadata: ["layouts": "\(recipes.count)", "journal": "\(url)"])
         }
-        return JournaledRecipes(journal: journal, recipes: recipes, epoch: max(leaseEpoch ?? now, now, greatestEpoch + 1))
+        // With a lease, its epoch as it is: each taking is greater than the last, and so than every epoch
+        // a broker journaled under it; a broker epoch above it could outrank the next lease's.
+        return JournaledRecipes(journal: journal, recipes: recipes, epoch: leaseEpoch ?? max(now, greatestEpoch + 1))
     }
 }
 

@@ -40,8 +40,8 @@ final class StandbyFront {
         // Tried at a fifth of the lease, so a lapsed lease is taken within about its length plus this.
         let tryEvery = Duration.milliseconds(max(20, lease.ttlMillis / 5))
         var nextTry = ContinuousClock.now
-        var holder = lease.currentHolder()
-        logger.info("standby: another broker holds the lease", metadata: ["holder": "\(holder ?? "nobody")"])
+        var holder: String?
+        var announced = false
         var signals: [BrokerSignal] = []
         while true {
             health.notePass()
@@ -61,6 +61,10 @@ final class StandbyFront {
                     logger.warning("standby: cannot reach the lease", metadata: ["error": "\(error.message)"])
                 }
                 holder = lease.currentHolder() ?? holder
+                if !announced {
+                    announced = true
+                    logger.notice("standby: another broker holds the lease", metadata: ["holder": "\(holder ?? "unknown")"])
+                }
                 nextTry = ContinuousClock.now + tryEvery
             }
             answerWaiting(holder: holder, for: .milliseconds(20))

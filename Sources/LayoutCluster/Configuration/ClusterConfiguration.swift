@@ -82,10 +82,9 @@ public struct ClusterConfiguration: Sendable, Hashable {
 
     public init() {}
 
-    /// `joinEventsEndpoint`, or the join endpoint with its port plus one.
+    /// `joinEventsEndpoint`, or the join endpoint with its port plus one (one broker).
     public var resolvedJoinEventsEndpoint: String? {
-        if let joinEventsEndpoint { return joinEventsEndpoint }
-        return joinEndpoint.flatMap(Self.endpointAfter)
+        joinEventsEndpoints.first
     }
 
     /// The brokers a worker may join, in order (`cluster.join` may list several, comma-separated: an
@@ -174,8 +173,8 @@ public struct ClusterConfiguration: Sendable, Hashable {
         if role == .worker, c.joinEndpoint == nil {
             throw ConfigurationError(key: "cluster.join", message: "a worker needs the broker's back endpoint (--join tcp://HOST:5560)")
         }
-        if role == .worker, c.resolvedJoinEventsEndpoint == nil {
-            throw ConfigurationError(key: "cluster.joinEvents", message: "cannot derive the broker's events-in endpoint from \(c.joinEndpoint ?? ""); give it")
+        if role == .worker, c.joinEventsEndpoints.count != c.joinEndpoints.count {
+            throw ConfigurationError(key: "cluster.joinEvents", message: "cannot derive each broker's events-in endpoint from \(c.joinEndpoint ?? ""); give one per broker, comma-separated")
         }
         return c
     }

@@ -23,7 +23,7 @@ public struct ClusterWorker: Service {
     public func run() async throws {
         let running = try start()
         logger.info("layoutd worker serving", metadata: [
-            "broker": "\(cluster.joinEndpoint ?? "")", "events": "\(cluster.resolvedJoinEventsEndpoint ?? "")",
+            "broker": "\(cluster.joinEndpoint ?? "")", "events": "\(cluster.joinEventsEndpoints.joined(separator: ","))",
             "worker": "\(cluster.resolvedWorkerID)", "workers": "\(configuration.resolvedWorkers)",
         ])
         await withGracefulShutdownHandler {
@@ -88,7 +88,7 @@ public struct ClusterWorker: Service {
         thread.start()
         ready.wait()
         let statsEndpoint = try bound.withLock { $0 ?? .failure(ServerFailure("the worker did not start")) }.get()
-        running.setEndpoints(front: "", events: "", stats: statsEndpoint ?? "", back: cluster.joinEndpoint ?? "", eventsIn: cluster.resolvedJoinEventsEndpoint ?? "")
+        running.setEndpoints(front: "", events: "", stats: statsEndpoint ?? "", back: cluster.joinEndpoint ?? "", eventsIn: cluster.joinEventsEndpoints.joined(separator: ","))
         // The same exposition as the worker's stats socket's `metrics`.
         let metrics = WorkerMetrics(stats: stats, pool: pool, store: store, membership: membership)
         try running.serveOperations(

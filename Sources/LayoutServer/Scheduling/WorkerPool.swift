@@ -99,8 +99,8 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
         case decoded(JobScheduler.Sequence, Handler.Decoded, key: String?)
         case failedDecode(JobScheduler.Sequence)
         case executed(JobScheduler.Sequence, key: String?)
-        /// Its reply waits on a deferral; the job finishes in `resume`.
-        case suspended(JobScheduler.Sequence)
+        /// Its reply waits on `deferral`, waited for once the scheduler knows; the job finishes in `resume`.
+        case suspended(JobScheduler.Sequence, Job, JobReply.Deferral)
     }
 
     private struct State: ~Copyable {
@@ -192,7 +192,7 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
                     state.scheduler.decoded(sequence, key: nil, needsExecution: false)
                 case .executed(let sequence, let key):
                     state.scheduler.executed(sequence, key: key)
-                case .suspended(let sequence):
+                case .suspended(let sequence, _, _):
                     state.scheduler.suspended(sequence)
                 }
                 // Any one will do: ordering is the scheduler's business, and whatever is available
@@ -201,6 +201,10 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
                 return (next, Self.takeAll(&state))
             }
             for extra in surplus { start(extra) }
+            // After the scheduler has the suspension: a wait that ends at once must find it there.
+            if case .suspended(let sequence, let job, let deferral) = outcome {
+                deferral.wait { final in self.resume(job, sequence: sequence, reply: final) }
+            }
             guard let next else { return }
             task = next
         }
@@ -225,8 +229,7 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
                 reply = JobReply(body: ReplyBody(Array(#"{"v":1,"id":null,"ok":false,"error":{"code":"internal","message":"job lost its decoded request"}}"#.utf8)), op: "unknown", errorCode: "internal")
             }
             if let deferral = reply.deferral {
-                deferral.wait { final in self.resume(job, sequence: sequence, reply: final) }
-                return .suspended(sequence)
+                return .suspended(sequence, job, deferral)
             }
             // Deliver before releasing the key, so replies for one key leave in order.
             finish(job, reply)

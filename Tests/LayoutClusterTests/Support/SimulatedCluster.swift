@@ -31,7 +31,12 @@ final class SimulatedCluster: BrokerOutput {
     /// Each broker process's epoch: a restarted one's is greater, as a real one's clock makes it.
     private(set) var brokerEpochs: UInt64 = 1_000
 
-    init(recipeBytes: Int = 1 << 30, restoresPerWorker: Int = 2, secured: Bool = false, compaction: CompactionPolicy = CompactionPolicy()) {
+    /// The broker's journal of recipes, committed at once as a real one commits before it answers; nil
+    /// for a broker without one (its recipes die with it).
+    private(set) var journaled: [LayoutKey: (base: Int, bodies: [[UInt8]], epoch: UInt64)]?
+
+    init(recipeBytes: Int = 1 << 30, restoresPerWorker: Int = 2, secured: Bool = false, compaction: CompactionPolicy = CompactionPolicy(), journaled: Bool = false) {
+        self.journaled = journaled ? [:] : nil
         makeCore = { output in
             var logger = Logger(label: "simulated-broker")
             logger.logLevel = .critical
@@ -52,6 +57,9 @@ final class SimulatedCluster: BrokerOutput {
     func restartBroker() {
         for key in queued.keys { queued[key] = [] }
         core = makeCore(self)
+        if let journaled {
+            core.loadJournaled(journaled.sorted { $0.key < $1.key }.map { (key: $0.key, base: $0.value.base, bodies: $0.value.bodies, epoch: $0.value.epoch) })
+        }
         for name in workers.keys.sorted() where workers[name]?.connected == true { join(name) }
     }
 
@@ -65,6 +73,23 @@ final class SimulatedCluster: BrokerOutput {
         queued[routingID, default: []].append(order)
         sent.append(Sent(routingID: routingID, order: order))
         return true
+    }
+
+    func journal(_ change: RecipeBook.Change, epoch: UInt64) {
+        guard journaled != nil else { return }
+        switch change {
+        case .started(let key, let version, let body):
+            journaled?[key] = (version, [body.array], epoch)
+        case .appended(let key, let version, let body):
+            guard let recipe = journaled?[key], recipe.base + recipe.bodies.count == version else {
+                // A real journal's chain would be broken: the simulation says so by losing the recipe.
+                journaled?[key] = nil
+                return
+            }
+            journaled?[key]?.bodies.append(body.array)
+        case .removed(let key, _):
+            journaled?[key] = nil
+        }
     }
 
     func publish(_ event: WireEvent, namespace: String) {

@@ -12,6 +12,11 @@ import copy
 import json
 import os
 import struct
+import subprocess
+import tempfile
+import urllib.error
+import urllib.request
+import uuid
 from pathlib import Path
 
 import pytest
@@ -721,3 +726,76 @@ def test_worker_stats_count_restores(tmp_path):
             w.stop()
         context.destroy(linger=0)
         broker.stop()
+
+
+# ---------------------------------------------------------------------------------------------------
+# A standby broker (a PostgreSQL journal shared by two brokers): its `unavailable` answer to every
+# request (PROTOCOL.md §3, "`unavailable` from a cluster's broker") and its probes (OPERATIONS.md).
+
+POSTGRES_SCRIPT = REPO / "scripts" / "postgres"
+
+
+def postgres_installed() -> bool:
+    return any(os.access(version / "bin" / "initdb", os.X_OK) for version in Path("/usr/lib/postgresql").glob("*"))
+
+
+def http_answer(port: int, path: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=2) as response:
+            return response.status, response.read().decode(errors="replace").strip()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode(errors="replace").strip()
+    except (urllib.error.URLError, ConnectionError, OSError):
+        return 0, ""
+
+
+@pytest.mark.skipif(not postgres_installed(), reason="PostgreSQL's server is not installed (scripts/ensure-deps)")
+def test_standby_broker_answers_unavailable(tmp_path):
+    # scripts/postgres runs the server as another user when run as root: a folder it may enter.
+    folder = Path(tempfile.gettempdir()) / f"layoutd-schema-pg-{uuid.uuid4().hex}"
+    started = subprocess.run([str(POSTGRES_SCRIPT), "start", str(folder)], capture_output=True, text=True, timeout=180)
+    assert started.returncode == 0, started.stderr
+    url = started.stdout.strip()
+    brokers: list[Process] = []
+    context = zmq.Context()
+    try:
+        def broker(name: str) -> tuple[Process, int, int]:
+            front, events, stats, http, back, events_in = free_ports(6)
+            process = Process(["--role", "broker", "--journal", url, "--front", f"tcp://127.0.0.1:{front}",
+                               "--events", f"tcp://127.0.0.1:{events}", "--stats", f"tcp://127.0.0.1:{stats}",
+                               "--http", f"127.0.0.1:{http}", "--back", f"tcp://127.0.0.1:{back}",
+                               "--events-in", f"tcp://127.0.0.1:{events_in}"], tmp_path, name)
+            brokers.append(process)
+            return process, front, http
+
+        active, _, active_http = broker("active")
+        wait_until(lambda: http_ready(active_http) or not active.alive(), 60, "the active broker's /readyz")
+        assert active.alive(), active.log()
+        standby, standby_front, standby_http = broker("standby")
+        wait_until(lambda: http_answer(standby_http, "/healthz")[0] == 200 or not standby.alive(), 60, "the standby's /healthz")
+        assert standby.alive(), standby.log()
+
+        client = Front(context, f"tcp://127.0.0.1:{standby_front}")
+        try:
+            # Reads and changes alike: nothing was done, and the answer says "standby" (the clients test it).
+            for body in [{"v": 1, "id": 1, "op": "ping"},
+                         {"id": "q", "op": "query", "layout": "feed", "rect": {"x": 0, "y": 0, "width": 10, "height": 10}},
+                         {"id": 3, "op": "prepare", "layout": "feed", **FEED},
+                         {"id": 4, "op": "update", "layout": "feed", "updates": [{"delete": [0, 0]}]},
+                         {"id": 5, "op": "list"}]:
+                reply, _ = client.call(body)  # validated against the schema
+                assert not reply["ok"] and reply["error"]["code"] == "unavailable", reply
+                assert "standby" in reply["error"]["message"] and set(reply["error"]) == {"code", "message"}, reply
+            reply, _ = client.call(b"{not json")
+            assert reply["error"]["code"] == "unavailable", reply
+        finally:
+            client.close()
+        assert http_answer(standby_http, "/readyz") == (503, "starting")
+        assert http_answer(active_http, "/readyz")[0] == 200
+        status, metrics = http_answer(standby_http, "/metrics")
+        assert status == 200 and metrics.startswith("#") and "standby" in metrics, metrics
+    finally:
+        context.destroy(linger=0)
+        statuses = {process.name: process.stop() for process in reversed(brokers)}
+        subprocess.run([str(POSTGRES_SCRIPT), "stop", str(folder)], capture_output=True, timeout=180)
+    assert all(status == 0 for status in statuses.values()), (statuses, [process.log_path.read_text(errors="replace")[-2000:] for process in brokers])
