@@ -25,7 +25,7 @@ public final class PostgresServer: Sendable {
         // Failed, not skipped: a machine without PostgreSQL would otherwise pass without testing it.
         let installed = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         guard installed.contains(where: { FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/\($0)/bin/initdb") }) else {
-            throw Failure(description: "PostgreSQL's server is not installed (no /usr/lib/postgresql/*/bin/initdb): run scripts/ensure-deps")
+            throw Failure(description: "PostgreSQL's server is not installed (no /usr/lib/postgresql/*/bin/initdb): run scripts/ensure-deps --tests")
         }
         let folder = NSTemporaryDirectory() + "layoutd-pg-" + UUID().uuidString
         self.folder = folder

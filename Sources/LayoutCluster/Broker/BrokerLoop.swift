@@ -263,6 +263,8 @@ final class BrokerLoop {
             journalReleased = waiting.after
             journalFailures = journalFailures.filter { $0.key > journalReleased }
             if let failure {
+                core?.counters.unavailable += 1
+                core?.stats.recordLateError(code: WireError.Code.unavailable.rawValue)
                 let error = WireError(.unavailable, "the change was made on its worker but the broker's journal could not keep it (\(failure)), so it is not acknowledged; read the layout's version before trying again")
                 reply(to: waiting.envelope, bytes: ReplyEncoder.failure(id: waiting.id, error: error))
             } else {

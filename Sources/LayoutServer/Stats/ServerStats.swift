@@ -61,6 +61,12 @@ public final class ServerStats: Sendable {
         histogram.record(Double(micros) / 1_000_000)
     }
 
+    /// An error answered for a request already counted as answered: a broker's change whose journal
+    /// write failed after its worker's reply came (`unavailable`).
+    public func recordLateError(code: String) {
+        state.withLock { $0.errors[code, default: 0] += 1 }
+    }
+
     public func recordItemsPrepared(_ count: Int) {
         state.withLock { $0.itemsPrepared += count }
     }

@@ -749,7 +749,7 @@ def http_answer(port: int, path: str) -> tuple[int, str]:
         return 0, ""
 
 
-@pytest.mark.skipif(not postgres_installed(), reason="PostgreSQL's server is not installed (scripts/ensure-deps)")
+@pytest.mark.skipif(not postgres_installed(), reason="PostgreSQL's server is not installed (scripts/ensure-deps --tests)")
 def test_standby_broker_answers_unavailable(tmp_path):
     # scripts/postgres runs the server as another user when run as root: a folder it may enter.
     folder = Path(tempfile.gettempdir()) / f"layoutd-schema-pg-{uuid.uuid4().hex}"
