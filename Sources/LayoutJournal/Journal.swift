@@ -174,6 +174,16 @@ public final class Journal: Sendable {
         }
     }
 
+    /// Whether a change of `key` that gave `version` can be written as a change: the key's last write
+    /// gave the version before it, and no write of the key has failed since (a broker, which keeps each
+    /// key's whole recipe, writes the recipe again when not).
+    public func follows(_ key: JournalKey, changeVersion version: Int) -> Bool {
+        state.withLock { state in
+            guard let entry = state.index[key] else { return false }
+            return entry.isKept && !entry.isBroken && entry.version == version - 1
+        }
+    }
+
     /// Whether writes are working (false from a failed write until one succeeds again).
     public var isWritable: Bool {
         state.withLock { $0.isWritable }

@@ -29,6 +29,7 @@ public struct LayoutDaemon: Service {
         logger.info("layoutd serving", metadata: [
             "front": "\(running.frontEndpoint)", "events": "\(running.eventsEndpoint)", "stats": "\(running.statsEndpoint)",
             "http": "\(running.httpAddress ?? "off")", "workers": "\(configuration.resolvedWorkers)",
+            "journal": "\(configuration.journalURL) (\(configuration.journalDurability.rawValue))",
         ])
         await running.serve(reloadingOn: hangUps, logger: logger) {
             await withGracefulShutdownHandler {

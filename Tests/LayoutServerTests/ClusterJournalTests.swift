@@ -66,4 +66,43 @@ import ZeroMQ
         }
         #expect(wrong.isEmpty, "lost or changed after the broker restart and the worker's death: \(wrong)")
     }
+
+    @Test func aChangeTheJournalCouldNotWriteDoesNotBreakTheKeysRecipeAfterwards() throws {
+        let folder = TemporaryFolder("layoutd-broker-full")
+        let fast = ["LAYOUTD_CLUSTER_HEARTBEAT_MILLIS": "200", "LAYOUTD_CLUSTER_LIVENESS": "3"]
+        let settings = fast.merging(["LAYOUTD_JOURNAL_URL": folder.journalURL, "LAYOUTD_JOURNAL_DURABILITY": "sync"]) { $1 }
+        let cluster = try ProcessCluster(workers: 2, brokerEnvironment: settings, workerEnvironment: fast, brokerFileSizeLimit: 400_000)
+        let socket = try cluster.dealer()
+        #expect(try cluster.call(Self.prepare("k", 0), on: socket).ok)
+        // Changes until the broker's journal is full: that change is made on its worker, not acknowledged.
+        var refused = false
+        var index = 0
+        while !refused && index < 5_000 {
+            index += 1
+            let reply = try cluster.call(#"{"op":"update","layout":"k","updates":[{"insert":[0,0],"item":{"height":\#(10 + index % 50)}}]}"#, on: socket)
+            refused = !reply.ok
+            if refused { #expect("\(reply["error"] ?? "")".contains("journal"), "\(reply)") }
+        }
+        #expect(refused, "the journal never filled")
+        // Room again; the next change is acknowledged, and the key's recipe must be whole in the journal.
+        try cluster.raiseBrokerFileSizeLimit()
+        var acknowledged: [String: Any]?
+        for attempt in 0..<200 where acknowledged == nil {
+            let reply = try cluster.call(#"{"op":"update","layout":"k","updates":[{"delete":[0,\#(attempt % 5)]}]}"#, on: socket)
+            if reply.ok { acknowledged = reply.result } else { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        let version = try #require(acknowledged?["version"] as? Int)
+        let before = try cluster.call(Self.query("k"), on: socket).result
+
+        // The broker restarts from its journal, then the key's worker dies: rebuilt from the journaled recipe.
+        cluster.killBroker()
+        try cluster.startBroker()
+        try cluster.waitForWorkers(alive: 2)
+        let owner = try #require(try cluster.workerStates().first { $0.keys > 0 }?.name)
+        cluster.signal(worker: owner, SIGKILL)
+        try cluster.waitForWorkers(alive: 1)
+        let after = try cluster.call(Self.query("k"), on: try cluster.dealer())
+        #expect(after.result["version"] as? Int == version, "\(after)")
+        #expect(after.result["attributes"] as? NSArray == before["attributes"] as? NSArray)
+    }
 }

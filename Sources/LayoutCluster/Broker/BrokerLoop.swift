@@ -460,6 +460,20 @@ final class BrokerLoop {
 extension BrokerLoop: BrokerOutput {
     func journal(_ change: RecipeBook.Change, epoch: UInt64) {
         guard let journal else { return }
+        if case .appended(let key, let version, _) = change, !journal.follows(JournalKey(namespace: key.namespace, name: key.name), changeVersion: version),
+           let recipe = core?.recipes.recipe(for: key) {
+            // The journal's chain for the key is broken (a write of it failed): the whole recipe, as this
+            // broker holds it, is written again, this change included, so a restart can rebuild the key.
+            write(.started(key, version: recipe.base, body: recipe.bodies[0]), to: journal, epoch: epoch)
+            for (offset, body) in recipe.bodies.enumerated().dropFirst() {
+                write(.appended(key, version: recipe.base + offset, body: body), to: journal, epoch: epoch)
+            }
+            return
+        }
+        write(change, to: journal, epoch: epoch)
+    }
+
+    private func write(_ change: RecipeBook.Change, to journal: Journal, epoch: UInt64) {
         journalAsked += 1
         let sequence = journalAsked
         let mailbox = self.mailbox

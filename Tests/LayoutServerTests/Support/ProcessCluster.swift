@@ -50,7 +50,12 @@ final class ProcessCluster {
     /// Settings the workers get from their environment.
     private let workerEnvironment: [String: String]
 
-    init(workers count: Int, brokerEnvironment: [String: String] = [:], workerEnvironment: [String: String] = [:], derivesEventsIn: Bool = false) throws {
+    /// A limit on the size of any file the broker writes (RLIMIT_FSIZE, soft, SIGXFSZ ignored): its
+    /// journal meets a full disk; `raiseBrokerFileSizeLimit` gives it room again.
+    private let brokerFileSizeLimit: Int?
+
+    init(workers count: Int, brokerEnvironment: [String: String] = [:], workerEnvironment: [String: String] = [:], derivesEventsIn: Bool = false, brokerFileSizeLimit: Int? = nil) throws {
+        self.brokerFileSizeLimit = brokerFileSizeLimit
         self.brokerEnvironment = brokerEnvironment
         self.workerEnvironment = workerEnvironment
         self.derivesEventsIn = derivesEventsIn
@@ -84,11 +89,17 @@ final class ProcessCluster {
         try? FileManager.default.removeItem(at: logDirectory)
     }
 
-    private func launch(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Process {
+    private func launch(_ name: String, _ arguments: [String], environment: [String: String] = [:], fileSizeLimit: Int? = nil) throws -> Process {
         let process = Process()
-        process.executableURL = executable
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        process.arguments = arguments + ["--log-level", "warning"]
+        if let fileSizeLimit {
+            // An ignored signal stays ignored across exec: a write past the limit fails (EFBIG), as on a full disk.
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "trap '' XFSZ; exec prlimit --fsize=\(fileSizeLimit):unlimited \"$0\" \"$@\"", executable.path] + arguments + ["--log-level", "warning"]
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments + ["--log-level", "warning"]
+        }
         process.standardOutput = FileHandle.nullDevice
         let log = logDirectory.appendingPathComponent("\(name).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -105,7 +116,7 @@ final class ProcessCluster {
         ] + (derivesEventsIn ? [] : ["--events-in", eventsIn]), environment: [
             // No journal unless a test gives one: its default file would be shared by tests side by side.
             "LAYOUTD_CLUSTER_REJOIN_MILLIS": "0", "LAYOUTD_JOURNAL_URL": "none",
-        ].merging(brokerEnvironment) { $1 })
+        ].merging(brokerEnvironment) { $1 }, fileSizeLimit: brokerFileSizeLimit)
         // Serving once its stats socket answers.
         for _ in 0..<200 {
             if (try? statsOnce(timeout: 100)) != nil { return }
@@ -123,6 +134,16 @@ final class ProcessCluster {
         guard let process = workers[name] else { return }
         kill(process.processIdentifier, signal)
         if signal == SIGKILL { process.waitUntilExit() }
+    }
+
+    /// Room again for the broker's files (see `brokerFileSizeLimit`).
+    func raiseBrokerFileSizeLimit() throws {
+        guard let broker else { return }
+        let raise = Process()
+        raise.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        raise.arguments = ["--pid", "\(broker.processIdentifier)", "--fsize=unlimited"]
+        try raise.run()
+        raise.waitUntilExit()
     }
 
     func killBroker() {
