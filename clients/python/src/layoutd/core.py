@@ -10,8 +10,9 @@ The rules (the ZeroMQ guide's "Lazy Pirate" and the client side of "Binary Star"
 ``timeout``; when it runs out, or a broker answers ``unavailable`` saying it is a standby, the socket is
 closed (linger 0) and a new one connects to the next endpoint of the list, and the requests in flight are
 sent again there, each up to ``attempts`` times in all. Only requests that are safe to repeat are sent
-again (:attr:`layoutd.wire.Call.retryable`): read-only ops, and changes that carry ``if_version``. Any other
-change that loses its answer fails with :class:`~layoutd.errors.OutcomeUnknown`.
+again (:attr:`layoutd.wire.Call.retryable`): read-only ops, changes that carry ``if_version``, and the
+request a standby answered (it applied nothing). Any other change that loses its answer fails with
+:class:`~layoutd.errors.OutcomeUnknown`.
 """
 
 from __future__ import annotations
@@ -229,6 +230,7 @@ class ClientCore:
             value = decode_reply(obj, rest, slot.call, self.binary_arrays)
         except ReplyError as error:
             if standby_error(error):
+                error.request_id = slot.id  # the one request known not to have been applied
                 return error
             if error.code == "unavailable" and slot.op in CHANGE_OPS and not slot.call.retryable:
                 self._complete(slot, error=OutcomeUnknown(error, op=slot.op, request_id=slot.id))
@@ -266,11 +268,14 @@ class ClientCore:
                 delay = min(self.backoff * 2 ** (rounds - 1), self.timeout)
         again: list[Slot[Any]] = []
         for slot in list(self._pending.values()):
-            if slot.call.retryable and slot.attempts < self.attempts:
+            # The request a standby answered was not applied there: it may go on, even a change without
+            # ``if_version``. Others in flight on the same socket follow the timeout rule.
+            answered = isinstance(cause, ReplyError) and cause.request_id == slot.id
+            if (slot.call.retryable or answered) and slot.attempts < self.attempts:
                 slot.deadline = time.monotonic() + delay + slot.timeout  # until it is sent again
                 again.append(slot)
                 continue
-            if slot.call.retryable:
+            if slot.call.retryable or answered:
                 error: LayoutdError = cause if isinstance(cause, ReplyError) else Timeout(
                     f"no reply after {slot.attempts} attempt(s) of {slot.timeout:g}s "
                     f"(endpoints tried: {', '.join(slot.endpoints)})",
