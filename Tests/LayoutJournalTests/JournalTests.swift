@@ -1,22 +1,9 @@
 import Dispatch
 import Foundation
+import LayoutTestKit
 import Synchronization
 import Testing
 @testable import LayoutJournal
-
-/// A folder of its own per test, removed afterwards.
-private final class TemporaryFolder {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "layoutd-journal-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-}
 
 private func open(_ path: String, durability: JournalDurability = .sync, role: JournalRole = .daemon, compaction: Journal.Compaction = Journal.Compaction()) throws -> Journal {
     guard let journal = try Journal.open(.sqlite(path: path), role: role, durability: durability, syncMillis: 50, compaction: compaction) else {
@@ -25,25 +12,12 @@ private func open(_ path: String, durability: JournalDurability = .sync, role: J
     return journal
 }
 
-/// Appends and waits for the commit, returning its outcome.
-@discardableResult
-private func write(_ write: JournalWrite, to journal: Journal) -> Result<Void, JournalError> {
-    let done = DispatchSemaphore(value: 0)
-    let outcome = Mutex<Result<Void, JournalError>?>(nil)
-    journal.append(write) { result in
-        outcome.withLock { $0 = result }
-        done.signal()
-    }
-    done.wait()
-    return outcome.withLock { $0 } ?? .failure(JournalError(.writeFailed, "no outcome"))
-}
-
 private let feed = JournalKey(namespace: "", name: "feed")
 private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
 @Suite struct JournalTests {
     @Test func aRebuildAndItsChangesComeBackAfterReopening() throws {
-        let folder = TemporaryFolder()
+        let folder = TemporaryFolder("layoutd-journal")
         let path = folder.file("a/b/layoutd.db")
         do {
             let journal = try open(path)
@@ -63,7 +37,7 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     }
 
     @Test func aRebuildForgetsEarlierBodiesAndADropKeepsTheVersionCount() throws {
-        let folder = TemporaryFolder()
+        let folder = TemporaryFolder("layoutd-journal")
         let journal = try open(folder.file("j.db"))
         defer { journal.close() }
         try write(.rebuild(feed, version: 1, epoch: 0, items: 1, body: bytes("p1")), to: journal).get()
@@ -77,7 +51,7 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     }
 
     @Test func keysComeMostRecentlyChangedFirst() throws {
-        let folder = TemporaryFolder()
+        let folder = TemporaryFolder("layoutd-journal")
         let path = folder.file("j.db")
         do {
             let journal = try open(path)
@@ -95,7 +69,7 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     }
 
     @Test func aChangeNeedsASnapshotWhenItDoesNotFollowOnOrTheChangesOutgrowTheRebuild() throws {
-        let folder = TemporaryFolder()
+        let folder = TemporaryFolder("layoutd-journal")
         var compaction = Journal.Compaction()
         compaction.afterBytes = 10
         compaction.afterChanges = 3
@@ -111,7 +85,7 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     }
 
     @Test func writesAppendedTogetherAllCompleteInAppendOrder() throws {
-        let folder = TemporaryFolder()
+        let folder = TemporaryFolder("layoutd-journal")
         let journal = try open(folder.file("j.db"), durability: .async)
         let order = Mutex<[Int]>([])
         let done = DispatchGroup()
@@ -134,7 +108,7 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     }
 
     @Test func aBodyWhoseBytesChangedOnTheDiskIsReportedCorrupt() throws {
-        let folder = TemporaryFolder()
+        let folder = TemporaryFolder("layoutd-journal")
         let path = folder.file("j.db")
         do {
             let journal = try open(path)
@@ -156,7 +130,7 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     }
 
     @Test func aJournalTornByACrashIsReadUpToItsLastWholeCommit() throws {
-        let folder = TemporaryFolder()
+        let folder = TemporaryFolder("layoutd-journal")
         let path = folder.file("j.db")
         let journal = try open(path)
         try write(.rebuild(feed, version: 1, epoch: 0, items: 1, body: bytes("prepare")), to: journal).get()
@@ -178,7 +152,7 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
     }
 
     @Test func aJournalOfAnotherRoleOrFormatOrNotAJournalIsRefused() throws {
-        let folder = TemporaryFolder()
+        let folder = TemporaryFolder("layoutd-journal")
         let path = folder.file("j.db")
         try open(path).close()
         #expect { _ = try open(path, role: .broker) } throws: { ($0 as? JournalError)?.code == .incompatible && "\($0)".contains("broker") }

@@ -21,19 +21,6 @@ struct PostgresJournalTests {
         return journal
     }
 
-    /// Appends and waits for the commit, returning its outcome.
-    @discardableResult
-    private func write(_ write: JournalWrite, to journal: Journal) -> Result<Void, JournalError> {
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<Void, JournalError>?>(nil)
-        journal.append(write) { result in
-            outcome.withLock { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        return outcome.withLock { $0 } ?? .failure(JournalError(.writeFailed, "no outcome"))
-    }
-
     /// Runs statements through a connection of the test's own, as an operator's psql would.
     private func execute(_ url: String, _ statements: String...) throws {
         let session = try PostgresSession(url: PostgresURL(url))

@@ -1,23 +1,9 @@
 import Foundation
 @testable import LayoutJournal
+import LayoutTestKit
 import Testing
 import ZeroMQ
 @testable import LayoutServer
-
-/// A folder of a test's own, removed when the test is done.
-final class TemporaryFolder: Sendable {
-    let path: String
-
-    init(_ label: String = "layoutd-test") {
-        path = NSTemporaryDirectory() + label + "-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    var journalURL: String { "sqlite:\(path)/layoutd.db" }
-    var journalPath: String { "\(path)/layoutd.db" }
-}
 
 /// A single daemon with a journal: what was acknowledged comes back after a restart, an evicted layout
 /// comes back when asked for, and a record that cannot be read is published `lost`, never served wrong.

@@ -12,30 +12,17 @@ import ZeroMQ
     @Test func requestsQueuedBeforeTheBrokerFellSilentAreNotRun() throws {
         let context = try Context()
         defer { context.terminate() }
-        let back = try Socket(.router, in: context)
-        try back.set(.receiveTimeout, 5)
-        try back.bind("tcp://127.0.0.1:*")
-        let eventsIn = try Socket(.xsub, in: context)
+        var fake = try FakeBrokerSockets(in: context, backReceiveTimeout: 5)
+        let (back, eventsIn) = (fake.back, fake.eventsIn)
         try eventsIn.set(.receiveTimeout, 0)
-        try eventsIn.bind("tcp://127.0.0.1:*")
-        _ = try eventsIn.send([0x01])
-
-        var configuration = ServerConfiguration()
-        configuration.useFreeLoopbackPorts()
-        configuration.workers = 2
-        var cluster = ClusterConfiguration()
-        cluster.role = .worker
-        cluster.joinEndpoint = try back.lastEndpoint
-        cluster.joinEventsEndpoint = try eventsIn.lastEndpoint
-        cluster.workerID = "w"
         // The fake broker never sends a heartbeat: the worker gives up on it after 2 × 20 ms, long before
         // the prepare in front of the changes is done.
-        cluster.heartbeatMilliseconds = 20
-        cluster.liveness = 2
-        cluster.reconnectMilliseconds = 100
+        fake.cluster.heartbeatMilliseconds = 20
+        fake.cluster.liveness = 2
+        fake.cluster.reconnectMilliseconds = 100
         var logger = Logger(label: "cut-off-test")
         logger.logLevel = .critical
-        let worker = try ClusterWorker(configuration: configuration, cluster: cluster, logger: logger).start()
+        let worker = try ClusterWorker(configuration: fake.configuration, cluster: fake.cluster, logger: logger).start()
         defer { worker.stop() }
 
         var topics: [String] = []

@@ -11,25 +11,11 @@ import ZeroMQ
     @Test func aPrepareQueuedBeforeAReleaseDoesNotOutliveIt() throws {
         let context = try Context()
         defer { context.terminate() }
-        let back = try Socket(.router, in: context)
-        try back.set(.receiveTimeout, 100)
-        try back.bind("tcp://127.0.0.1:*")
-        let eventsIn = try Socket(.xsub, in: context)
-        try eventsIn.bind("tcp://127.0.0.1:*")
-        // XSUB subscribes to everything: the worker sends READY once its events are heard.
-        _ = try eventsIn.send([0x01])
-
-        var configuration = ServerConfiguration()
-        configuration.useFreeLoopbackPorts()
-        configuration.workers = 2
-        var cluster = ClusterConfiguration()
-        cluster.role = .worker
-        cluster.joinEndpoint = try back.lastEndpoint
-        cluster.joinEventsEndpoint = try eventsIn.lastEndpoint
-        cluster.workerID = "w"
+        let fake = try FakeBrokerSockets(in: context, backReceiveTimeout: 100)
+        let (back, eventsIn) = (fake.back, fake.eventsIn)
         var logger = Logger(label: "release-order-test")
         logger.logLevel = .warning
-        let worker = try ClusterWorker(configuration: configuration, cluster: cluster, logger: logger).start()
+        let worker = try ClusterWorker(configuration: fake.configuration, cluster: fake.cluster, logger: logger).start()
         defer { worker.stop() }
 
         // libzmq attaches a socket's new connections when its owner calls into it: the XSUB is touched

@@ -80,6 +80,10 @@ final class SQLiteStatement {
 
     /// Binds `values` from the first parameter on, after a reset; then `step` reads the rows.
     func bind(_ values: SQLiteValue...) {
+        bind(values)
+    }
+
+    private func bind(_ values: [SQLiteValue]) {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() { bindOne(value, at: Int32(offset + 1)) }
@@ -96,9 +100,7 @@ final class SQLiteStatement {
 
     /// Runs a statement that returns no rows.
     func run(_ values: SQLiteValue...) throws(JournalError) {
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
-        for (offset, value) in values.enumerated() { bindOne(value, at: Int32(offset + 1)) }
+        bind(values)
         _ = try step()
     }
 

@@ -68,7 +68,7 @@ public final class DurableLayouts: Sendable {
         case .success(let made): write = made
         case .failure(let error):
             events?.release(change.key, publishing: false)
-            return failed(reply, id: id, because: error.message)
+            return Self.failed(reply, id: id, because: error.message)
         }
         var deferred = reply
         let journal = self.journal
@@ -87,10 +87,6 @@ public final class DurableLayouts: Sendable {
             }
         }
         return deferred
-    }
-
-    private func failed(_ reply: JobReply, id: RequestID?, because reason: String) -> JobReply {
-        Self.failed(reply, id: id, because: reason)
     }
 
     /// Limits that refuse nothing: a journaled layout was accepted when it was made, and lowering
