@@ -68,10 +68,12 @@ import Testing
         cluster.kill(dead)
 
         #expect(cluster.reply(for: change).flatMap { ($0["error"] as? [String: Any])?["code"] as? String } == "unavailable")
-        // The survivor gets the rebuild first, at the acknowledged version, then the retried read.
+        // The survivor hears the advanced epoch first, then gets the rebuild at the acknowledged version,
+        // then the retried read.
         let orders = cluster.orders(to: survivor)
-        #expect(orders.count == 2)
-        #expect(orders.first?.restoreHeader == RestoreHeader(layout: "feed", version: 2, base: 1))
+        #expect(orders.count == 3)
+        #expect(orders.first?.isHeartbeat == true)
+        #expect(orders.dropFirst().first?.restoreHeader == RestoreHeader(layout: "feed", version: 2, base: 1))
         #expect(orders.last?.isRequest == true)
         cluster.deliverAll()
         #expect(cluster.replyCount(for: read) == 1)
@@ -190,6 +192,47 @@ import Testing
         #expect(result["version"] as? Int == 1, "\(result)")
         #expect((result["attributes"] as? [[String: Any]])?.count == 7)
         #expect(cluster.workers[stale]?.store.summaries().isEmpty == true, "the stale copy is released")
+    }
+
+    /// Issue 14, defect 1: a worker cut off while it runs a change applies it, though the broker answers
+    /// `unavailable`; the key is rebuilt elsewhere and changed again there, to the same version. After a
+    /// broker restart the cut-off copy rejoins first: equal versions, different contents. The death
+    /// advanced the epoch, which the rebuild and the later change were stamped with, so the
+    /// acknowledged copy wins and the other is released.
+    @Test func aChangeACutOffWorkerStillAppliedRanksBelowTheChangesMadeAfterItsDeath() throws {
+        let cluster = SimulatedCluster()
+        cluster.join("a")
+        cluster.join("b")
+        cluster.request(prepareBody("feed", count: 5))
+        cluster.deliverAll()
+        let cutOff = try #require(owner(of: "feed", in: cluster))
+        let other = cutOff == "a" ? "b" : "a"
+        let epochBefore = cluster.core.epoch
+
+        func change(height: Int) -> [[UInt8]] {
+            cluster.request(#"{"v":1,"id":"c\#(height)","op":"update","layout":"feed","ifVersion":1,"updates":[{"insert":[0,0],"item":{"id":"x\#(height)","height":\#(height)}}]}"#)
+        }
+        let unknown = change(height: 40)
+        #expect(cluster.runNextThenCutOff(cutOff))
+        #expect((cluster.reply(for: unknown)?["error"] as? [String: Any])?["code"] as? String == "unavailable")
+        #expect(cluster.core.epoch > epochBefore, "a death advances the epoch")
+        cluster.deliverAll()                 // the rebuild on the other worker, at version 1
+        let acknowledged = change(height: 60)
+        cluster.deliverAll()
+        #expect((cluster.reply(for: acknowledged)?["result"] as? [String: Any])?["version"] as? Int == 2)
+
+        cluster.kill(other)                  // paused as well: it keeps its copy
+        cluster.restartBroker()
+        cluster.join(cutOff)                 // the copy with the unacknowledged change comes back first
+        cluster.join(other)
+        cluster.deliverAll()
+        let read = cluster.request(queryBody("feed"))
+        cluster.deliverAll()
+        let result = try #require(cluster.reply(for: read)?["result"] as? [String: Any])
+        let first = (result["attributes"] as? [[String: Any]])?.first { $0["kind"] as? String == "cell" && $0["item"] as? Int == 0 }
+        #expect(result["version"] as? Int == 2)
+        #expect(first?["height"] as? Double == 60, "the acknowledged change, not the one answered unavailable: \(result)")
+        #expect(cluster.workers[cutOff]?.store.summaries().isEmpty == true, "the cut-off copy is released")
     }
 
     /// With a refused rebuild too: found by the simulator (seed 2842), the version-only rebuild that

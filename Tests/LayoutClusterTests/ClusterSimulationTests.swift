@@ -11,7 +11,8 @@ import Testing
 /// are delivered in random order across workers. After every step the invariants hold:
 /// - a read answers the version acknowledged last, or one past it when a change's outcome is unknown
 ///   (`unavailable`), and never goes backwards;
-/// - its contents are the replay of the acknowledged changes (item count and ids, in order);
+/// - its contents are the replay of the acknowledged changes (every cell's height, in order: each change
+///   inserts an item of a height of its own, so two changes at one version differ);
 /// - once everything is delivered, at most one connected worker keeps each key.
 /// A failing seed prints its history; `LAYOUTD_SIM_SEEDS` runs more seeds than CI's sweep.
 struct ClusterSimulationTests {
@@ -44,22 +45,28 @@ struct ClusterSimulationTests {
     }
 }
 
-/// What a client knows of one key: the acknowledged ids in order, the version, and a change whose
-/// outcome is unknown.
+/// What a client knows of one key: the heights of the acknowledged items in order, the version, and a
+/// change whose outcome is unknown.
 private struct KeyModel {
-    var ids: [String]
+    var heights: [Int]
     var version: Int
-    /// The ids at each acknowledged version: a read issued earlier may answer an earlier one.
-    var states: [Int: [String]] = [:]
-    var pending: (envelope: [[UInt8]], insert: String, fromVersion: Int)?
-    var unknown: (id: String, fromVersion: Int)?
+    /// The heights at each acknowledged version: a read issued earlier may answer an earlier one.
+    var states: [Int: [Int]] = [:]
+    var pending: (envelope: [[UInt8]], insert: Insert, fromVersion: Int)?
+    var unknown: (insert: Insert, fromVersion: Int)?
     var highestSeen = 0
 
+    struct Insert: CustomStringConvertible {
+        var id: String
+        var height: Int
+        var description: String { "\(id) (\(height))" }
+    }
+
     /// A change acknowledged (or found applied) at `newVersion`: the item inserted first.
-    mutating func apply(insert id: String, at newVersion: Int) {
-        ids.insert(id, at: 0)
+    mutating func apply(_ insert: Insert, at newVersion: Int) {
+        heights.insert(insert.height, at: 0)
         version = newVersion
-        states[newVersion] = ids
+        states[newVersion] = heights
     }
 }
 
@@ -101,18 +108,18 @@ private struct Simulation {
                 history.append("  not prepared: \(String(describing: cluster.reply(for: envelope)))")
                 return
             }
-            var model = KeyModel(ids: (0..<count).map { "i\($0)" }, version: version)
-            model.states[version] = model.ids
+            var model = KeyModel(heights: (0..<count).map { 10 + $0 % 7 }, version: version)
+            model.states[version] = model.heights
             models[key] = model
         case 10..<45:
             let key = pick(keys)
             guard var model = models[key], model.pending == nil, model.unknown == nil else { return }
             nextID += 1
-            let id = "n\(nextID)"
-            let body = #"{"id":"u","op":"update","layout":"\#(key)","ifVersion":\#(model.version),"updates":[{"insert":[0,0],"item":{"id":"\#(id)","height":20}}]}"#
-            model.pending = (cluster.request(body), id, model.version)
+            let insert = KeyModel.Insert(id: "n\(nextID)", height: 20 + nextID % 97)
+            let body = #"{"id":"u","op":"update","layout":"\#(key)","ifVersion":\#(model.version),"updates":[{"insert":[0,0],"item":{"id":"\#(insert.id)","height":\#(insert.height)}}]}"#
+            model.pending = (cluster.request(body), insert, model.version)
             models[key] = model
-            history.append("update \(key) +\(id) at v\(model.version)")
+            history.append("update \(key) +\(insert) at v\(model.version)")
         case 45..<70:
             let key = pick(keys)
             guard let model = models[key] else { return }
@@ -125,10 +132,15 @@ private struct Simulation {
         case 88..<93:
             let name = pick(names)
             guard cluster.record(of: name)?.isConnected == true, cluster.core.live.count > 1 else { return }
-            if chance(50) {
+            let fault = random.next() % 3
+            if fault == 0 {
                 history.append("kill -9 \(name), restarted empty")
                 cluster.kill(name)
                 cluster.replaceProcess(name)
+            } else if fault == 1, !cluster.orders(to: name).isEmpty {
+                // Defect 1: it applies what it was running, but its answer never arrives.
+                history.append("\(name) runs its next order and is cut off before answering (keeps its copies)")
+                cluster.runNextThenCutOff(name)
             } else {
                 history.append("pause \(name) past liveness (keeps its copies)")
                 cluster.kill(name)
@@ -208,7 +220,7 @@ private struct Simulation {
                     problem = "\(key): update from v\(pending.fromVersion) acknowledged at v\(version)"
                     return
                 }
-                model.apply(insert: pending.insert, at: version)
+                model.apply(pending.insert, at: version)
                 history.append("  \(key) +\(pending.insert) acknowledged at v\(version)")
             } else {
                 let code = (reply["error"] as? [String: Any])?["code"] as? String ?? "?"
@@ -235,23 +247,26 @@ private struct Simulation {
                 problem = "read of \(read.key) failed: \(reply); live: \(cluster.core.live.map(\.name)), workers: \(cluster.core.workers.map { "\($0.name) \($0.state)" })"
                 return
             }
-            let cells = (result["attributes"] as? [[String: Any]])?.filter { $0["kind"] as? String == "cell" }.count ?? -1
+            let cells = ((result["attributes"] as? [[String: Any]]) ?? [])
+                .filter { $0["kind"] as? String == "cell" }
+                .sorted { ($0["item"] as? Int ?? 0) < ($1["item"] as? Int ?? 0) }
+                .map { Int(($0["height"] as? Double) ?? -1) }
             history.append("  read \(read.key) (issued at v\(read.issuedAt)): v\(version)")
             guard version >= read.issuedAt, version >= model.highestSeen else {
                 problem = "\(read.key): read v\(version), issued at v\(read.issuedAt), after v\(model.highestSeen) was seen: went backwards"
                 return
             }
             model.highestSeen = version
-            if let ids = model.states[version] {
-                guard cells == ids.count else {
-                    problem = "\(read.key): v\(version) has \(cells) cells, the acknowledged changes make \(ids.count)"
+            if let heights = model.states[version] {
+                guard cells == heights else {
+                    problem = "\(read.key): v\(version) has cells of heights \(cells), the acknowledged changes make \(heights)"
                     return
                 }
             } else if let unknown = model.unknown, version == unknown.fromVersion + 1, unknown.fromVersion == model.version,
-                      cells == model.ids.count + 1 {
-                model.apply(insert: unknown.id, at: version)
+                      cells == [unknown.insert.height] + model.heights {
+                model.apply(unknown.insert, at: version)
                 model.unknown = nil
-                history.append("  \(read.key) +\(unknown.id) (unknown) resolved: applied at v\(version)")
+                history.append("  \(read.key) +\(unknown.insert) (unknown) resolved: applied at v\(version)")
             } else {
                 problem = "\(read.key): read v\(version) with \(cells) cells; acknowledged v\(model.version), unknown \(String(describing: model.unknown))"
                 return

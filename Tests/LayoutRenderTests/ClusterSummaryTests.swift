@@ -9,7 +9,7 @@ struct ClusterSummaryTests {
         "requests": ["prepare": 6], "errors": [:], "layouts": ["count": 6, "bytes": 4096], "itemsPrepared": 60,
         "eventsPublished": 0, "subscribers": 0,
         "cluster": [
-            "role": "broker",
+            "role": "broker", "epoch": 1_764_000_000_001,
             "workers": [
                 ["id": "w1", "state": "dead", "keys": 0, "layouts": 0, "layoutBytes": 0, "inFlight": 0, "busy": 0, "threads": 2,
                  "restoresInFlight": 0, "restoresQueued": 0, "lastHeartbeatAgeSeconds": 9.04],
@@ -19,7 +19,7 @@ struct ClusterSummaryTests {
             "totals": ["workers": 2, "alive": 1, "keys": 6],
             "routing": ["keyed": 6, "stateless": 0, "lists": 0, "held": 1, "retried": 0, "unavailable": 1, "busy": 0,
                         "restores": 3, "restoreFailures": 0, "seeds": 0, "moves": 0, "lost": 2, "released": 0,
-                        "supersededCopies": 4, "workersJoined": 2, "workersDied": 1, "snapshots": 0, "snapshotFailures": 0],
+                        "supersededCopies": 4, "workersJoined": 2, "workersDied": 1, "epochAdvances": 1, "snapshots": 0, "snapshotFailures": 0],
             "recipes": ["count": 4, "bytes": 2048, "capacityBytes": 1_073_741_824, "evicted": 0, "dropped": 1],
             "keysInMotion": 3, "waiting": 1, "brokerThreadCPUSeconds": 0.5,
         ],
@@ -35,7 +35,7 @@ struct ClusterSummaryTests {
         #expect(lines.firstIndex { $0.hasPrefix("w0") } ?? 0 < lines.firstIndex { $0.hasPrefix("w1") } ?? 0, "workers by id")
         #expect(text.contains("lost 2"))
         #expect(text.contains("superseded 4"))
-        #expect(text.contains("broker answered: unavailable 1, busy 0; workers joined 2, died 1"))
+        #expect(text.contains("broker answered: unavailable 1, busy 0; workers joined 2, died 1; epoch 1764000000001, advanced 1"), "\(text)")
     }
 
     @Test func aSingleDaemonsStatsHaveNoClusterLines() {

@@ -20,7 +20,7 @@ extension BrokerCore {
         for worker in workers where worker.isConnected {
             let token = makeToken()
             guard output.send(.request(token, request.body, caller: request.caller), to: worker.routingID) else { continue }
-            pending[token] = Pending(token: token, worker: worker, kind: .listPart(aggregate))
+            pending[token] = Pending(token: token, worker: worker, kind: .listPart(aggregate), epoch: epoch)
             worker.pendingTokens.insert(token)
             worker.inFlight += 1
             aggregate.waiting.insert(token)

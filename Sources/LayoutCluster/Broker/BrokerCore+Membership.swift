@@ -1,3 +1,4 @@
+import Foundation
 import LayoutServer
 import LayoutWire
 
@@ -153,6 +154,7 @@ extension BrokerCore {
         removeFromLive(worker)
         if byRoutingID[worker.routingID] === worker { byRoutingID[worker.routingID] = nil }
         if let fd = worker.fileDescriptor, byDescriptor[fd] === worker { byDescriptor[fd] = nil }
+        advanceEpoch()
 
         // Its unanswered work, oldest first.
         var retries: [ClientRequest] = []
@@ -233,6 +235,19 @@ extension BrokerCore {
             }
         }
         for request in retries { dispatch(request) }
+    }
+
+    /// A worker was declared dead, but it may only be paused or cut off, and still finish a change it was
+    /// running (issue 14, defect 1): that change is stamped with the epoch it last heard. Every worker
+    /// still connected hears the next one now, before any rebuild or request sent after the death, so
+    /// what they do from here outranks anything the dead one did, even at an equal version.
+    private func advanceEpoch() {
+        epoch += 1
+        if settings.epochFollowsClock { epoch = max(epoch, UInt64(max(0, Date().timeIntervalSince1970 * 1000))) }
+        counters.epochAdvances += 1
+        for other in workers where other.isConnected {
+            _ = output.send(.heartbeat, to: other.routingID)
+        }
     }
 
     /// Moves toward `worker` (leaving or dead) are called off.

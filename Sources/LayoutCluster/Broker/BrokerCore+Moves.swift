@@ -103,7 +103,7 @@ extension BrokerCore {
             flushHeld(record)
             return
         }
-        pending[token] = Pending(token: token, worker: target, kind: .restore(record, header, fromRecipe: recipe != nil))
+        pending[token] = Pending(token: token, worker: target, kind: .restore(record, header, fromRecipe: recipe != nil), epoch: epoch)
         target.pendingTokens.insert(token)
         target.inFlight += 1
         if recipe != nil {
@@ -119,7 +119,8 @@ extension BrokerCore {
     }
 
     /// A rebuild's answer: the key is settled at its new owner, and the worker it left forgets it.
-    func restoreFinished(_ record: KeyRecord, header: RestoreHeader, at worker: WorkerRecord, outcome: RestoreOutcome?) {
+    /// `epoch` is the one the rebuild was sent under, which the worker stamped its copy with.
+    func restoreFinished(_ record: KeyRecord, header: RestoreHeader, at worker: WorkerRecord, outcome: RestoreOutcome?, epoch: UInt64) {
         guard case .restoring(let target, let previous) = record.phase, target === worker else { return }
         if case .failed(let code, _)? = outcome, code == WireError.Code.busy.rawValue, worker.isAlive {
             // The worker's queue was full and it changed nothing: the rebuild goes again (a version-only
@@ -136,7 +137,11 @@ extension BrokerCore {
         }
         setPhase(record, .settled)
         if let previous, previous.isConnected { release([record.key], at: previous) }
-        if case .restored? = outcome { return }
+        if case .restored? = outcome {
+            // The key's new assignment: any copy made before it (a dead worker's) ranks below it.
+            record.epoch = max(record.epoch, epoch)
+            return
+        }
         counters.restoreFailures += 1
         logger.warning("rebuild failed; the layout is lost", metadata: [
             "layout": "\(record.key)", "worker": "\(worker.name)", "outcome": "\(String(describing: outcome))",

@@ -38,7 +38,7 @@ extension BrokerCore {
             let writesBefore = journalWrites
             if let record {
                 record.inFlight -= 1
-                if let operation = request.route.operation { learn(summary, of: operation, request: request, on: record) }
+                if let operation = request.route.operation { learn(summary, of: operation, request: request, on: record, epoch: pending.epoch) }
             }
             // A binary reply's columns pass through as they came, unread and uncopied. A change the
             // journal records is acknowledged only once it is written.
@@ -52,7 +52,7 @@ extension BrokerCore {
         case .restore(let record, let header, let fromRecipe):
             if fromRecipe { worker.restoresInFlight -= 1 }
             record.inFlight -= 1
-            restoreFinished(record, header: header, at: worker, outcome: RestoreOutcome(body: first.array))
+            restoreFinished(record, header: header, at: worker, outcome: RestoreOutcome(body: first.array), epoch: pending.epoch)
             keyQuieted(record)
         case .snapshot(let record, let recipe):
             record.inFlight -= 1
@@ -75,7 +75,8 @@ extension BrokerCore {
     }
 
     /// Updates a key from an acknowledged reply: its version, whether it is kept, its recipe.
-    private func learn(_ summary: ReplySummary, of operation: OperationName, request: ClientRequest, on record: KeyRecord) {
+    /// `epoch` is the one the request was sent under, which the worker stamped the change with.
+    private func learn(_ summary: ReplySummary, of operation: OperationName, request: ClientRequest, on record: KeyRecord, epoch: UInt64) {
         guard summary.ok == true else {
             if summary.errorCode == WireError.Code.unknownLayout.rawValue, record.kept, operation != .prepare {
                 // The worker no longer keeps it (evicted; the event may still be on its way).

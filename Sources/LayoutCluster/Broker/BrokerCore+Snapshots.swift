@@ -16,7 +16,7 @@ extension BrokerCore {
         // Asked while a reply from this worker is being learned: a connection found gone here is left for
         // the socket monitor (or the next request) to report, rather than handled in the middle of that.
         guard output.send(.snapshot(token, SnapshotRequest(key: record.key)), to: owner.routingID) else { return }
-        pending[token] = Pending(token: token, worker: owner, kind: .snapshot(record, recipe))
+        pending[token] = Pending(token: token, worker: owner, kind: .snapshot(record, recipe), epoch: epoch)
         owner.pendingTokens.insert(token)
         owner.inFlight += 1
         record.inFlight += 1

@@ -86,6 +86,7 @@ extension BrokerCore {
         let c = counters
         return [
             "role": "broker",
+            "epoch": epoch,
             "workers": workerObjects,
             "totals": [
                 "workers": connected.count, "alive": live.count,
@@ -99,7 +100,7 @@ extension BrokerCore {
                 "retried": c.retried, "unavailable": c.unavailable, "busy": c.busy,
                 "restores": c.restores, "restoreFailures": c.restoreFailures, "seeds": c.seeds,
                 "moves": c.moves, "lost": c.lost, "released": c.released, "supersededCopies": c.supersededCopies,
-                "workersJoined": c.workersJoined, "workersDied": c.workersDied,
+                "workersJoined": c.workersJoined, "workersDied": c.workersDied, "epochAdvances": c.epochAdvances,
                 "snapshots": c.snapshots, "snapshotFailures": c.snapshotFailures,
             ],
             "recipes": ["count": recipes.count, "bytes": recipes.totalBytes, "capacityBytes": recipes.capacityBytes, "evicted": c.recipesEvicted, "dropped": c.recipesDropped],

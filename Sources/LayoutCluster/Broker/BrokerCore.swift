@@ -18,6 +18,10 @@ final class BrokerCore {
         var secured = false
         /// When a recipe is compacted by a snapshot of its layout.
         var compaction = CompactionPolicy()
+        /// Whether an advancing epoch catches up with the clock (ms since 1970), so that the next broker
+        /// process, whose epoch is its start, is above every epoch this one used. Not with a lease, whose
+        /// epochs the lease table gives out.
+        var epochFollowsClock = true
     }
 
     let settings: Settings
@@ -64,11 +68,13 @@ final class BrokerCore {
     /// Subscriptions on the events socket, by topic prefix, as XPUB reports them through the proxy.
     var subscriptions: [[UInt8]: Int] = [:]
 
-    /// This broker process's epoch: its start in milliseconds since 1970, so a restarted broker's is
-    /// greater (issue 14). Workers stamp the changes they make for it, and a restarted broker orders
-    /// copies of a key by (epoch, version). Without a journal, this rests on the clock not going back
-    /// between two starts (docs/PROTOCOL.md §10.9).
-    let epoch: UInt64
+    /// The broker's fencing epoch: at start, its start in milliseconds since 1970 (or its lease's), so a
+    /// restarted broker's is greater (issue 14); then one more each time a worker is declared dead
+    /// (`advanceEpoch`). Workers stamp the changes and rebuilds they make with the epoch they last heard,
+    /// and copies of a key are ordered by (epoch, version): a worker declared dead that still applied a
+    /// change stamps it with the epoch before its death, below every copy made since. Without a journal,
+    /// this rests on the clock not going back between two starts (docs/PROTOCOL.md §10.9).
+    var epoch: UInt64
 
     /// Journal writes asked for so far: a reply that caused some waits for them (`replyWhenJournaled`).
     var journalWrites = 0
@@ -84,7 +90,9 @@ final class BrokerCore {
         recipes = RecipeBook(capacityBytes: settings.recipeBytes, compaction: settings.compaction)
         recipes.onChange = { [unowned self] change in
             journalWrites += 1
-            self.output.journal(change, epoch: self.epoch)
+            // Under the key's epoch (the one its worker stamped the change with), so that a restarted
+            // broker ranks that worker's copy equal to the journal's, not below it.
+            self.output.journal(change, epoch: keys[change.key]?.epoch ?? self.epoch)
         }
     }
 
@@ -205,7 +213,7 @@ final class BrokerCore {
             dispatch(request)
             return
         }
-        pending[token] = Pending(token: token, worker: worker, kind: .client(request, record))
+        pending[token] = Pending(token: token, worker: worker, kind: .client(request, record), epoch: epoch)
         worker.pendingTokens.insert(token)
         worker.inFlight += 1
         worker.routed += 1

@@ -143,7 +143,8 @@ final class BrokerLoop {
             settings: .init(
                 heartbeatNanos: heartbeatNanos, liveness: cluster.liveness, recipeBytes: cluster.recipeBytes,
                 restoresPerWorker: cluster.restoresPerWorker, secured: access != nil,
-                compaction: CompactionPolicy(afterBytes: cluster.compactAfterBytes, afterChanges: cluster.compactAfterChanges)
+                compaction: CompactionPolicy(afterBytes: cluster.compactAfterBytes, afterChanges: cluster.compactAfterChanges),
+                epochFollowsClock: journaled?.leased != true
             ),
             output: self, stats: stats, epoch: journaled?.epoch, logger: logger
         )

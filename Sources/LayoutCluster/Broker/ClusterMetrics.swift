@@ -53,6 +53,7 @@ final class ClusterMetrics {
         series.advance("layoutd_cluster_superseded_copies_total", to: c.supersededCopies)
         series.advance("layoutd_cluster_workers_joined_total", to: c.workersJoined)
         series.advance("layoutd_cluster_workers_died_total", to: c.workersDied)
+        series.advance("layoutd_cluster_epoch_advances_total", to: c.epochAdvances)
 
         series.set("layoutd_cluster_recipes", Double(core.recipes.count))
         series.set("layoutd_cluster_recipe_bytes", Double(core.recipes.totalBytes))

@@ -11,6 +11,9 @@ struct JournaledRecipes {
     let recipes: [(key: LayoutKey, base: Int, bodies: [[UInt8]], epoch: UInt64)]
     /// This broker's epoch: its start in ms, or past the greatest epoch journaled if the clock went back.
     let epoch: UInt64
+    /// Whether `epoch` is a broker lease's (PostgreSQL): then it only ever advances by one, since a
+    /// deposed broker's must stay below the next lease's.
+    var leased = false
 
     /// The broker's journal URL: the configured one, except that the default file is a file of the
     /// broker's own (`data/layoutd-broker.db`), so a broker and a single daemon started from one folder
@@ -61,7 +64,7 @@ struct JournaledRecipes {
         }
         // With a lease, its epoch as it is: each taking is greater than the last, and so than every epoch
         // a broker journaled under it; a broker epoch above it could outrank the next lease's.
-        return JournaledRecipes(journal: journal, recipes: recipes, epoch: leaseEpoch ?? max(now, greatestEpoch + 1))
+        return JournaledRecipes(journal: journal, recipes: recipes, epoch: leaseEpoch ?? max(now, greatestEpoch + 1), leased: leaseEpoch != nil)
     }
 }
 

@@ -75,6 +75,12 @@ final class RecipeBook {
         case appended(LayoutKey, version: Int, body: HeldBody)
         /// The recipe is gone (a drop, a loss, an eviction from the book); it had reached `version`.
         case removed(LayoutKey, version: Int)
+
+        var key: LayoutKey {
+            switch self {
+            case .started(let key, _, _), .appended(let key, _, _), .removed(let key, _): return key
+            }
+        }
     }
 
     let capacityBytes: Int

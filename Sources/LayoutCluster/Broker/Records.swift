@@ -104,8 +104,9 @@ final class KeyRecord {
     var version = 0
     /// Whether a layout is kept under the key.
     var kept = false
-    /// The epoch its state was last changed under: this broker's once a change is acknowledged through
-    /// it, else what the READY that brought it reported. Copies are ordered by (epoch, version).
+    /// The epoch its state was last changed or assigned under: the broker's when a change is acknowledged
+    /// or a rebuild sent, else what the READY or journal that brought it reported. Copies are ordered by
+    /// (epoch, version).
     var epoch: UInt64 = 0
     var contentSize: Size?
     /// Requests on the key sent to its owner and not answered (rebuilds and snapshots included).
@@ -183,11 +184,15 @@ final class Pending {
     let token: RequestToken
     let worker: WorkerRecord
     let kind: Kind
+    /// The broker's epoch when it was sent: the worker stamps what it changes with it (it heard every
+    /// epoch advance before this), so the key's copy there stands at this epoch.
+    let epoch: UInt64
 
-    init(token: RequestToken, worker: WorkerRecord, kind: Kind) {
+    init(token: RequestToken, worker: WorkerRecord, kind: Kind, epoch: UInt64) {
         self.token = token
         self.worker = worker
         self.kind = kind
+        self.epoch = epoch
     }
 }
 
@@ -263,6 +268,8 @@ struct RoutingCounters {
     var supersededCopies = 0
     var workersJoined = 0
     var workersDied = 0
+    /// Times the epoch advanced because a worker was declared dead (fencing what it may still do).
+    var epochAdvances = 0
     var eventsPublished = 0
     var recipesEvicted = 0
     /// Recipes dropped because an acknowledged change's version did not follow on from theirs.

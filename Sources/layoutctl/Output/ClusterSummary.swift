@@ -41,7 +41,8 @@ enum ClusterSummary {
                 "released": "released", "superseded": "supersededCopies", "compacted": "snapshots", "snapshots dropped": "snapshotFailures",
             ]))
             lines.append("broker answered: " + counts(["unavailable": "unavailable", "busy": "busy"])
-                + "; workers " + counts(["joined": "workersJoined", "died": "workersDied"]))
+                + "; workers " + counts(["joined": "workersJoined", "died": "workersDied"])
+                + "; epoch \(Format.number(cluster, "epoch")), advanced \(Format.number(routing, "epochAdvances"))")
         }
         return lines
     }

@@ -20,8 +20,9 @@ final class SimulatedCluster: BrokerOutput {
     /// The namespace of each event in `published`.
     var publishedNamespaces: [String] = []
     private(set) var workers: [String: SimulatedWorker] = [:]
-    /// Orders sent and not yet delivered, per routing id, in order.
-    private var queued: [[UInt8]: [WorkerOrder]] = [:]
+    /// Orders sent and not yet delivered, per routing id, in order, with the broker's epoch when each
+    /// was sent (a HEARTBEAT carries it).
+    private var queued: [[UInt8]: [(order: WorkerOrder, epoch: UInt64)]] = [:]
     private(set) var sent: [Sent] = []
     var clock: Nanos = 1_000_000_000
     private var nextClient = 0
@@ -44,7 +45,7 @@ final class SimulatedCluster: BrokerOutput {
             return BrokerCore(
                 settings: .init(
                     heartbeatNanos: 1_000_000_000, liveness: 3, recipeBytes: recipeBytes, restoresPerWorker: restoresPerWorker, secured: secured,
-                    compaction: compaction
+                    compaction: compaction, epochFollowsClock: false
                 ),
                 output: output, epoch: output.brokerEpochs, logger: logger
             )
@@ -56,6 +57,8 @@ final class SimulatedCluster: BrokerOutput {
     /// way to workers lost; every connected worker joins again with what it keeps.
     func restartBroker() {
         for key in queued.keys { queued[key] = [] }
+        // A real broker's epoch is its start in ms: above every epoch the one before it advanced to.
+        brokerEpochs = max(brokerEpochs, core.epoch)
         core = makeCore(self)
         if let journaled {
             core.loadJournaled(journaled.sorted { $0.key < $1.key }.map { (key: $0.key, base: $0.value.base, bodies: $0.value.bodies, epoch: $0.value.epoch) })
@@ -70,7 +73,7 @@ final class SimulatedCluster: BrokerOutput {
 
     func send(_ order: WorkerOrder, to routingID: [UInt8]) -> Bool {
         guard workers.values.contains(where: { $0.routingID == routingID && $0.connected }) else { return false }
-        queued[routingID, default: []].append(order)
+        queued[routingID, default: []].append((order, core?.epoch ?? 0))
         sent.append(Sent(routingID: routingID, order: order))
         return true
     }
@@ -139,10 +142,10 @@ final class SimulatedCluster: BrokerOutput {
         guard let worker = workers[name] else { return }
         var delivered = 0
         while delivered < limit, var orders = queued[worker.routingID], !orders.isEmpty {
-            let order = orders.removeFirst()
+            let (order, epoch) = orders.removeFirst()
             queued[worker.routingID] = orders
             delivered += 1
-            guard let (token, reply) = worker.run(order, brokerEpoch: core.epoch), let record = core.byRoutingID[worker.routingID] else { continue }
+            guard let (token, reply) = worker.run(order, brokerEpoch: epoch), let record = core.byRoutingID[worker.routingID] else { continue }
             core.workerReply(from: record, token: token, body: HeldBody(reply.bytes), leading: reply.leadingFrame)
         }
     }
@@ -166,9 +169,22 @@ final class SimulatedCluster: BrokerOutput {
         core.connectionDropped(fileDescriptor: record.fileDescriptor ?? -1)
     }
 
+    /// The worker runs its next order, and is cut off before its reply leaves (a pause or a network
+    /// partition at that moment): it applied what the broker will answer `unavailable` for, and keeps its
+    /// copies. Whether anything was queued.
+    @discardableResult
+    func runNextThenCutOff(_ name: String) -> Bool {
+        guard let worker = workers[name], var orders = queued[worker.routingID], !orders.isEmpty else { return false }
+        let (order, epoch) = orders.removeFirst()
+        queued[worker.routingID] = orders
+        _ = worker.run(order, brokerEpoch: epoch)
+        kill(name)
+        return true
+    }
+
     func orders(to name: String) -> [WorkerOrder] {
         guard let worker = workers[name] else { return [] }
-        return queued[worker.routingID] ?? []
+        return (queued[worker.routingID] ?? []).map(\.order)
     }
 
     /// The parsed reply sent to `envelope` (the last one).
@@ -263,6 +279,7 @@ extension WorkerOrder {
     var isRestore: Bool { if case .restore = self { true } else { false } }
     var isRequest: Bool { if case .request = self { true } else { false } }
     var isSnapshot: Bool { if case .snapshot = self { true } else { false } }
+    var isHeartbeat: Bool { if case .heartbeat = self { true } else { false } }
     var restoreHeader: RestoreHeader? { if case .restore(_, let header, _) = self { header } else { nil } }
     var releasedKeys: [LayoutKey]? { if case .release(let keys) = self { keys } else { nil } }
 }
