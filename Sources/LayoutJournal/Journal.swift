@@ -341,6 +341,10 @@ public final class Journal: Sendable {
             index[key] = entry
         case .drop(let key, let version):
             index[key] = Entry(version: version, epoch: 0, items: 0, isKept: false, changedAtMillis: now, rebuildBytes: 0, changeBytes: 0, changes: 0)
+        case .epoch(let key, let epoch):
+            guard var entry = index[key] else { return }
+            entry.epoch = max(entry.epoch, epoch)
+            index[key] = entry
         }
     }
 }

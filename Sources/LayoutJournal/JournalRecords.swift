@@ -24,18 +24,22 @@ public enum JournalWrite: Sendable {
     case change(JournalKey, version: Int, items: Int, body: [UInt8])
     /// The key is no longer kept; its version count goes on from `version`.
     case drop(JournalKey, version: Int)
+    /// A cluster's key was assigned again, or changed, under `epoch` (a fencing token): its journaled
+    /// epoch becomes the greater of the two, so that a restarted broker ranks copies of it against the
+    /// epoch it reached, not the one of its last rebuild. Nothing for a key the journal does not hold.
+    case epoch(JournalKey, epoch: UInt64)
 
     public var key: JournalKey {
         switch self {
-        case .rebuild(let key, _, _, _, _), .change(let key, _, _, _), .drop(let key, _): return key
+        case .rebuild(let key, _, _, _, _), .change(let key, _, _, _), .drop(let key, _), .epoch(let key, _): return key
         }
     }
 
-    /// The bytes of its body (0 for a drop).
+    /// The bytes of its body (0 for a drop or an epoch).
     public var bodyBytes: Int {
         switch self {
         case .rebuild(_, _, _, _, let body), .change(_, _, _, let body): return body.count
-        case .drop: return 0
+        case .drop, .epoch: return 0
         }
     }
 }

@@ -139,9 +139,10 @@ import Testing
         #expect(cluster.published.isEmpty)
     }
 
-    @Test func aRecipeThatCannotReproduceAVersionIsDroppedAndCounted() throws {
+    @Test func aRecipeThatCannotReproduceAVersionIsDroppedCountedAndTheKeyProtectedAgain() throws {
         // Issue 14, defect 3: a recipe dropped because a change's version did not follow on was counted
-        // nowhere, so an operator could not see that a key had lost its protection.
+        // nowhere, so an operator could not see that a key had lost its protection. It is counted, and a
+        // snapshot of the layout starts a new recipe at the version the layout stands at.
         let cluster = SimulatedCluster()
         cluster.join("a")
         cluster.request(prepareBody("feed"))
@@ -155,9 +156,25 @@ import Testing
         let entry = try #require(worker.store.entry(forKey: key))
         #expect(worker.store.store(entry.layout, forKey: key, cause: .bounds) == .stored(version: 3))
         cluster.request(updateBody("feed", insert: "y"))
-        cluster.deliverAll()
+        #expect(cluster.orders(to: "a").count == 1)
+        cluster.deliver(to: "a", limit: 1)
         #expect(cluster.core.recipes.recipe(for: LayoutKey(name: "feed")) == nil)
         #expect(cluster.core.counters.recipesDropped == 1)
+        #expect(cluster.orders(to: "a").first?.isSnapshot == true)
+        cluster.deliverAll()
+        let recipe = try #require(cluster.core.recipes.recipe(for: LayoutKey(name: "feed")))
+        #expect(recipe.base == 4 && recipe.bodies.count == 1, "a recipe from a snapshot at version 4")
+        #expect(cluster.core.counters.reprotected == 1)
+
+        // The worker dies: the key is rebuilt at version 4 with the change the broker never saw.
+        let read = cluster.request(queryBody("feed"))
+        cluster.deliverAll()
+        let frames = try #require(cluster.replyBytes(for: read))
+        cluster.join("b")
+        cluster.kill("a")
+        let again = cluster.request(queryBody("feed"))
+        cluster.deliverAll()
+        #expect(cluster.replyBytes(for: again) == frames)
     }
 
     @Test func copiesOfAKeyFromTwoBrokerLivesAreOrderedByEpochNotVersion() throws {

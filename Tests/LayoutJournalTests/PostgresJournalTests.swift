@@ -40,7 +40,7 @@ struct PostgresJournalTests {
 
     private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
-    @Test func aRebuildAndItsChangesComeBackAfterReopening() throws {
+    @Test func aRebuildItsChangesAndItsEpochComeBackAfterReopening() throws {
         let server = try PostgresServer()
         // Kept to the end of the test: ARC may otherwise stop the server after the last use of its URL.
         defer { withExtendedLifetime(server) {} }
@@ -49,12 +49,17 @@ struct PostgresJournalTests {
             try write(.rebuild(feed, version: 3, epoch: 7, items: 10, body: bytes("prepare")), to: journal).get()
             try write(.change(feed, version: 4, items: 11, body: bytes("update 1")), to: journal).get()
             try write(.change(feed, version: 5, items: 12, body: bytes("update 2")), to: journal).get()
+            // A cluster key reaches a later epoch; a lower one, or one for a key not held, changes nothing.
+            try write(.epoch(feed, epoch: 9), to: journal).get()
+            try write(.epoch(feed, epoch: 4), to: journal).get()
+            try write(.epoch(JournalKey(namespace: "", name: "absent"), epoch: 12), to: journal).get()
             journal.close()
         }
         let reopened = try open(server.url)
         defer { reopened.close() }
         let state = try #require(reopened.keysAtOpen.first)
-        #expect(state.key == feed && state.version == 5 && state.epoch == 7 && state.items == 12 && state.isKept)
+        #expect(reopened.keysAtOpen.count == 1)
+        #expect(state.key == feed && state.version == 5 && state.epoch == 9 && state.items == 12 && state.isKept)
         #expect(state.base == 3 && state.changes == 2 && state.rebuildBytes == 7 && state.changeBytes == 16)
         let recipe = try #require(try reopened.recipe(for: feed))
         #expect(recipe.base == 3 && recipe.version == 5)

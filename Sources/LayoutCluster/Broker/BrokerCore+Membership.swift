@@ -8,6 +8,12 @@ extension BrokerCore {
         if let existing = byRoutingID[routingID] {
             workerDied(existing, reason: "sent READY again")
         }
+        // The same worker on a new connection (its old one dropped, and this broker may not have seen the
+        // drop yet): the old registration ends here, and the keys it owned wait for this READY, which
+        // takes back the copies it reports instead of having them released as another's.
+        for existing in workers where existing.isConnected && existing.name == ready.workerID {
+            workerDied(existing, reason: "registered again on a new connection", keysWaitUntil: now + settings.dropGraceNanos)
+        }
         guard speaks(ready.extensionVersion) else {
             logger.warning("worker speaks another protocol version; disconnected", metadata: [
                 "worker": "\(ready.workerID)", "protocol": "\(ready.extensionVersion)",
@@ -51,10 +57,14 @@ extension BrokerCore {
                 stale.append(entry.key)
                 continue
             }
+            if let record = keys[entry.key], case .awaitingReturn = record.phase {
+                if !takeBack(record, reported: entry, by: worker) { stale.append(entry.key) }
+                continue
+            }
             guard let record = keys[entry.key] else {
                 let record = KeyRecord(key: entry.key)
                 record.kept = true
-                record.epoch = entry.epoch
+                assignEpoch(record, entry.epoch)
                 record.version = entry.version
                 keys[entry.key] = record
                 setOwner(record, worker)
@@ -62,10 +72,20 @@ extension BrokerCore {
             }
             if let owner = record.owner, owner.isConnected {
                 guard owner !== worker else { continue }
+                if case .restoring(let target, nil) = record.phase, (entry.epoch, entry.version) == (record.epoch, record.version) {
+                    // Being rebuilt elsewhere after this worker was cut off, and it still has the very
+                    // state being rebuilt: it keeps its copy until the rebuild succeeds, as the worker a
+                    // key moves away from does. Released now, the copy would be gone should the broker
+                    // die before the rebuild is done (found by the simulator, seed 3151).
+                    record.phase = .restoring(target: target, previous: worker)
+                    continue
+                }
                 // Ordered by (epoch, version): a change acknowledged through this broker outranks any copy
                 // from before it (versions restarted with the broker's memory); among copies of one
                 // earlier broker, the higher version has the acknowledged changes the other missed.
-                guard (entry.epoch, entry.version) > (record.epoch, record.version), record.isSettled, record.inFlight == 0, record.held.isEmpty else {
+                // (A snapshot in flight does not hold it back: its answer is not used once the owner changed.)
+                let requestsInFlight = record.inFlight - (record.snapshotInFlight ? 1 : 0)
+                guard (entry.epoch, entry.version) > (record.epoch, record.version), record.isSettled, requestsInFlight == 0, record.held.isEmpty else {
                     stale.append(entry.key)
                     continue
                 }
@@ -74,9 +94,9 @@ extension BrokerCore {
                 // rebuild that took the acknowledged changes since (issue 14). Arrival order must not
                 // decide: the newer copy wins, the older is released.
                 superseded[ObjectIdentifier(owner), default: (owner, [])].keys.append(entry.key)
-                recipes.remove(entry.key)
+                recipes.unprotect(entry.key, version: entry.version)
                 record.version = entry.version
-                record.epoch = entry.epoch
+                assignEpoch(record, entry.epoch)
                 record.kept = true
                 setOwner(record, worker)
                 counters.supersededCopies += 1
@@ -86,15 +106,22 @@ extension BrokerCore {
                 stale.append(entry.key)
                 continue
             }
-            if entry.version != record.version || !record.kept { recipes.remove(entry.key) }
+            if entry.version != record.version || !record.kept { recipes.unprotect(entry.key, version: entry.version) }
             record.version = entry.version
-            record.epoch = entry.epoch
+            assignEpoch(record, entry.epoch)
             record.kept = true
             setOwner(record, worker)
             flushHeld(record)
         }
         if !stale.isEmpty { release(stale, at: worker) }
         for (older, keys) in superseded.values { release(keys, at: older) }
+        // Copies taken without a recipe that can rebuild them (a broker restarted without a journal, or a
+        // copy newer than its recipe) are protected again from a snapshot of each.
+        for key in worker.ownedKeys.sorted() {
+            if let record = keys[key] { reprotect(record) }
+        }
+        // Back without some of the keys that waited for it (a new process under its name): rebuilt now.
+        endReturnWait(of: worker.name)
     }
 
     /// Any command from a worker: it is alive. Unknown senders are told to start over (MDP).
@@ -120,18 +147,26 @@ extension BrokerCore {
         }
     }
 
-    /// The socket monitor saw a worker's connection drop.
-    func connectionDropped(fileDescriptor: Int32) {
+    /// The socket monitor saw a worker's connection drop. The process may be gone, or only the
+    /// connection (a TCP reset healed at once): its requests in flight are answered as after a death (any
+    /// of them may be lost with the connection), but its keys wait `cluster.dropGraceMillis` for it to
+    /// register again with its copies before they are rebuilt elsewhere.
+    func connectionDropped(fileDescriptor: Int32, now: Nanos) {
         guard let worker = byDescriptor[fileDescriptor], worker.isConnected else { return }
-        workerDied(worker, reason: "connection dropped")
+        counters.connectionsDropped += 1
+        workerDied(worker, reason: "connection dropped", keysWaitUntil: settings.dropGraceNanos > 0 ? now + settings.dropGraceNanos : nil)
     }
 
     /// Every heartbeat interval: heartbeats out, and workers silent for `liveness` intervals declared dead.
-    func tick(now: Nanos) {
+    /// While `backlogged` (messages from workers wait unread on the back socket), nobody is judged
+    /// silent: what a worker sent may be among them, and a backlog on this thread is not the worker's
+    /// silence (issue 14, defect 5). It is judged at the next tick that finds the backlog read.
+    func tick(now: Nanos, backlogged: Bool = false) {
         endRejoinWait(now: now)
+        endReturnWaits(now: now)
         let limit = settings.heartbeatNanos * UInt64(settings.liveness)
         for worker in workers where worker.isConnected {
-            if now > worker.lastHeard, now - worker.lastHeard > limit {
+            if !backlogged, now > worker.lastHeard, now - worker.lastHeard > limit {
                 _ = output.send(.disconnect, to: worker.routingID)
                 workerDied(worker, reason: "missed \(settings.liveness) heartbeats")
             } else if !output.send(.heartbeat, to: worker.routingID) {
@@ -146,7 +181,8 @@ extension BrokerCore {
     /// A worker is gone. Its unanswered read-only requests go to the keys' new owners (or any worker);
     /// its unanswered changes are answered `unavailable` (whether they were applied is unknown); its
     /// keys are rebuilt elsewhere from their recipes, or published as lost.
-    func workerDied(_ worker: WorkerRecord, reason: String) {
+    /// With `keysWaitUntil`, its settled layouts wait for its return until then (`BrokerCore+Returns`).
+    func workerDied(_ worker: WorkerRecord, reason: String, keysWaitUntil deadline: Nanos? = nil) {
         guard worker.isConnected else { return }
         logger.warning("worker declared dead", metadata: ["worker": "\(worker.name)", "reason": "\(reason)", "keys": "\(worker.ownedKeys.count)", "inFlight": "\(worker.inFlight)"])
         counters.workersDied += 1
@@ -185,7 +221,7 @@ extension BrokerCore {
             case .snapshot(let record, let recipe):
                 record.inFlight -= 1
                 record.snapshotInFlight = false
-                snapshotNotUsed(recipe, record: record, reason: "its worker died")
+                if let recipe { snapshotNotUsed(recipe, record: record, reason: "its worker died") }
             case .listPart(let aggregate):
                 guard !aggregate.abandoned else { continue }
                 aggregate.abandoned = true
@@ -205,11 +241,16 @@ extension BrokerCore {
 
         // Its keys: back to the worker a move had not finished leaving, or placed anew.
         var affected = retriedOrder
-        for key in worker.ownedKeys {
+        var waiting: [LayoutKey] = []
+        for key in worker.ownedKeys.sorted() {
             guard let record = keys[key] else { continue }
             if case .restoring(_, let previous) = record.phase, let previous, previous.isConnected {
                 setPhase(record, .settled)
                 setOwner(record, previous)
+            } else if let deadline, record.kept, record.isSettled {
+                setOwner(record, nil)
+                setPhase(record, .awaitingReturn(from: worker.name, until: deadline))
+                waiting.append(key)
             } else {
                 if !record.isSettled { setPhase(record, .settled) }
                 setOwner(record, nil)
@@ -217,22 +258,17 @@ extension BrokerCore {
             if keyedRetries[ObjectIdentifier(record)] == nil { affected.append(record) }
         }
         worker.ownedKeys = []
+        if let deadline, !waiting.isEmpty {
+            awaitingReturn[worker.name, default: (deadline, [])].keys += waiting
+            awaitingReturn[worker.name]?.until = deadline
+        }
         for record in affected {
             if let retried = keyedRetries[ObjectIdentifier(record)]?.requests {
                 // They arrived before anything held: they go first.
                 record.held = retried + record.held
                 heldCount += retried.count
             }
-            if record.owner == nil { place(record) }
-            flushHeld(record)
-            if record.owner == nil, !record.isHolding, !record.held.isEmpty {
-                // No worker left to take it. (A key queued for a rebuild slot has no owner yet, but its
-                // requests wait for the rebuild like any held ones.)
-                let stranded = record.held
-                record.held = []
-                heldCount -= stranded.count
-                for request in stranded { answer(request, WireError(.unavailable, "no worker is serving; retry later")) }
-            }
+            placeOrAnswer(record)
         }
         for request in retries { dispatch(request) }
     }
@@ -247,6 +283,20 @@ extension BrokerCore {
         counters.epochAdvances += 1
         for other in workers where other.isConnected {
             _ = output.send(.heartbeat, to: other.routingID)
+        }
+    }
+
+    /// Gives a key without an owner one and sends it its waiting requests; with no worker left to take
+    /// it, they are answered `unavailable`. (A key queued for a rebuild slot, or waiting for its worker's
+    /// return, has no owner yet, but its requests wait like any held ones.)
+    func placeOrAnswer(_ record: KeyRecord) {
+        if record.owner == nil { place(record) }
+        flushHeld(record)
+        if record.owner == nil, !record.isHolding, !record.held.isEmpty {
+            let stranded = record.held
+            record.held = []
+            heldCount -= stranded.count
+            for request in stranded { answer(request, WireError(.unavailable, "no worker is serving; retry later")) }
         }
     }
 

@@ -139,7 +139,7 @@ extension BrokerCore {
         if let previous, previous.isConnected { release([record.key], at: previous) }
         if case .restored? = outcome {
             // The key's new assignment: any copy made before it (a dead worker's) ranks below it.
-            record.epoch = max(record.epoch, epoch)
+            assignEpoch(record, max(record.epoch, epoch))
             return
         }
         counters.restoreFailures += 1

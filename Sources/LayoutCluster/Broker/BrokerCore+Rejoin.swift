@@ -45,18 +45,22 @@ extension BrokerCore {
 
     /// A restarted broker's recipes, read from its journal before it serves: each key is protected
     /// again at its journaled version, owned by nobody until a worker reports a copy (or, once the
-    /// rejoin wait is over, rebuilt from the recipe). Nothing is written back while loading.
+    /// rejoin wait is over, rebuilt from the recipe). A key journaled as kept without a recipe
+    /// (`RecipeBook.unprotectedMarker`) is known at its version, and published `lost` once the wait is
+    /// over if no worker has it. Nothing is written back while loading.
     func loadJournaled(_ journaled: [(key: LayoutKey, base: Int, bodies: [[UInt8]], epoch: UInt64)]) {
         let onChange = recipes.onChange
         recipes.onChange = nil
         defer { recipes.onChange = onChange }
         for entry in journaled {
             guard let first = entry.bodies.first else { continue }
-            _ = recipes.start(entry.key, base: entry.base, prepare: HeldBody(first))
-            for body in entry.bodies.dropFirst() { _ = recipes.append(entry.key, change: HeldBody(body)) }
+            if first != RecipeBook.unprotectedMarker {
+                _ = recipes.start(entry.key, base: entry.base, prepare: HeldBody(first))
+                for body in entry.bodies.dropFirst() { _ = recipes.append(entry.key, change: HeldBody(body)) }
+            }
             let record = keys[entry.key] ?? KeyRecord(key: entry.key)
             record.kept = true
-            record.version = entry.base + entry.bodies.count - 1
+            record.version = first == RecipeBook.unprotectedMarker ? entry.base : entry.base + entry.bodies.count - 1
             record.epoch = entry.epoch
             keys[entry.key] = record
         }

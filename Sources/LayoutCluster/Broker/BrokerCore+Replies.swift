@@ -58,7 +58,7 @@ extension BrokerCore {
             record.inFlight -= 1
             // Taken: the header, then the body; not taken: the header alone.
             let taken = frames.count >= 2
-            snapshotFinished(record, recipe: recipe, header: first.array, body: taken ? last : nil)
+            snapshotFinished(record, recipe: recipe, header: first.array, body: taken ? last : nil, from: worker)
             keyQuieted(record)
         case .listPart(let aggregate):
             aggregate.waiting.remove(token)
@@ -86,7 +86,7 @@ extension BrokerCore {
             return
         }
         guard operation.changesLayout, let version = summary.version else { return }
-        record.epoch = epoch
+        assignEpoch(record, epoch)
         switch operation {
         case .prepare:
             record.kept = true
@@ -120,9 +120,10 @@ extension BrokerCore {
         } else if recipes.recipe(for: record.key) != nil {
             // The recipe cannot reproduce this version (a change it never saw came between): dropped,
             // and counted, since the key is unprotected from here until its next prepare.
-            recipes.remove(record.key)
+            recipes.unprotect(record.key, version: version)
             counters.recipesDropped += 1
             logger.warning("recipe dropped: a change's version did not follow on", metadata: ["layout": "\(record.key)", "version": "\(version)"])
+            reprotect(record)
         }
     }
 

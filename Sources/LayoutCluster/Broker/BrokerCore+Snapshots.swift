@@ -9,9 +9,24 @@ extension BrokerCore {
     /// answers the layout at some version the recipe already holds or will hold once the replies ahead of
     /// it are learned (they come first, on the same connection).
     func compactIfDue(_ record: KeyRecord) {
+        guard let recipe = recipes.recipe(for: record.key), recipes.isDueForCompaction(recipe) else { return }
+        askSnapshot(of: record, for: recipe)
+    }
+
+    /// A kept key without a recipe (adopted after a broker restart without a journal, taken back at a
+    /// version its recipe could not reproduce, or whose recipe was dropped) is unprotected: its worker's
+    /// death would lose it. Its owner is asked for a snapshot, which starts a recipe at the version the
+    /// layout stands at. Asked once; a key it does not reach stays unprotected until its next `prepare`.
+    func reprotect(_ record: KeyRecord) {
+        guard record.kept, recipes.recipe(for: record.key) == nil, recipes.capacityBytes > 0 else { return }
+        askSnapshot(of: record, for: nil)
+    }
+
+    /// Sends SNAPSHOT for `record` to its owner, when it is settled on a live worker of protocol 3 with
+    /// credit and has no snapshot unanswered.
+    private func askSnapshot(of record: KeyRecord, for recipe: Recipe?) {
         guard !record.snapshotInFlight, record.kept, record.isSettled, let owner = record.owner, owner.isAlive,
-              owner.takesSnapshots, owner.hasCredit, let recipe = recipes.recipe(for: record.key),
-              recipes.isDueForCompaction(recipe) else { return }
+              owner.takesSnapshots, owner.hasCredit else { return }
         let token = makeToken()
         // Asked while a reply from this worker is being learned: a connection found gone here is left for
         // the socket monitor (or the next request) to report, rather than handled in the middle of that.
@@ -26,9 +41,21 @@ extension BrokerCore {
     /// A snapshot's answer: its header, and the `prepare` body when it was taken. The body replaces the
     /// recipe's bodies up to the snapshot's version when the recipe is still the one it was asked for,
     /// holds that version, and gets smaller; otherwise it is dropped and the recipe, still valid, stays.
-    func snapshotFinished(_ record: KeyRecord, recipe: Recipe, header: [UInt8], body: HeldBody?) {
+    func snapshotFinished(_ record: KeyRecord, recipe: Recipe?, header: [UInt8], body: HeldBody?, from worker: WorkerRecord) {
         record.snapshotInFlight = false
         let outcome = SnapshotOutcome(frame: header)
+        guard let recipe else {
+            // Asked by `reprotect`: the recipe starts from it if the key still stands at its version and
+            // nothing gave it a recipe meanwhile.
+            guard case .taken(_, let version, _)? = outcome, let body, record.kept, record.version == version,
+                  record.owner === worker, recipes.recipe(for: record.key) == nil else {
+                counters.snapshotFailures += 1
+                return
+            }
+            noteEvicted(recipes.start(record.key, base: version, prepare: body))
+            counters.reprotected += 1
+            return
+        }
         guard case .taken(_, let version, _)? = outcome, let body else {
             snapshotNotUsed(recipe, record: record, reason: "\(outcome.map { "\($0)" } ?? "a malformed answer")")
             return

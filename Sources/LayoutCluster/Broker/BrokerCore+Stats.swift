@@ -101,6 +101,8 @@ extension BrokerCore {
                 "restores": c.restores, "restoreFailures": c.restoreFailures, "seeds": c.seeds,
                 "moves": c.moves, "lost": c.lost, "released": c.released, "supersededCopies": c.supersededCopies,
                 "workersJoined": c.workersJoined, "workersDied": c.workersDied, "epochAdvances": c.epochAdvances,
+                "connectionsDropped": c.connectionsDropped, "keysKeptThroughDrops": c.keysKeptThroughDrops,
+                "keysRebuiltAfterDrops": c.keysRebuiltAfterDrops, "reprotected": c.reprotected,
                 "snapshots": c.snapshots, "snapshotFailures": c.snapshotFailures,
             ],
             "recipes": ["count": recipes.count, "bytes": recipes.totalBytes, "capacityBytes": recipes.capacityBytes, "evicted": c.recipesEvicted, "dropped": c.recipesDropped],

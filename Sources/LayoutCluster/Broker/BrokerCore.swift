@@ -22,6 +22,9 @@ final class BrokerCore {
         /// process, whose epoch is its start, is above every epoch this one used. Not with a lease, whose
         /// epochs the lease table gives out.
         var epochFollowsClock = true
+        /// How long a worker whose connection dropped has to register again with its copies before its
+        /// keys are rebuilt elsewhere (`cluster.dropGraceMillis`); 0: at once.
+        var dropGraceNanos: Nanos = 0
     }
 
     let settings: Settings
@@ -43,6 +46,8 @@ final class BrokerCore {
     var nextWorkerNumber = 1
 
     var keys: [LayoutKey: KeyRecord] = [:]
+    /// Keys waiting for the return of a worker whose connection dropped, by its name (`BrokerCore+Returns`).
+    var awaitingReturn: [String: (until: Nanos, keys: [LayoutKey])] = [:]
     /// While set: the broker has just started and holds requests on keys until then (`BrokerCore+Rejoin`).
     var rejoinUntil: Nanos?
     var rejoinHeld: [ClientRequest] = []
@@ -229,6 +234,17 @@ final class BrokerCore {
     /// The live worker a key hashes to.
     func rendezvousWinner(_ hash: UInt64) -> WorkerRecord? {
         Rendezvous.winner(keyHash: hash, seeds: liveSeeds).map { live[$0] }
+    }
+
+    /// Sets the epoch `record`'s copy stands at (the one its worker stamped it with). A kept key's journal
+    /// record follows, so that a restarted broker ranks the copies workers report against the epoch the
+    /// key reached: a stale copy from a later epoch than its last rebuild must not outrank it.
+    func assignEpoch(_ record: KeyRecord, _ epoch: UInt64) {
+        guard epoch != record.epoch else { return }
+        record.epoch = epoch
+        guard record.kept else { return }
+        journalWrites += 1
+        output.journalEpoch(of: record.key, epoch: epoch)
     }
 
     func setOwner(_ record: KeyRecord, _ worker: WorkerRecord?) {

@@ -144,7 +144,8 @@ final class BrokerLoop {
                 heartbeatNanos: heartbeatNanos, liveness: cluster.liveness, recipeBytes: cluster.recipeBytes,
                 restoresPerWorker: cluster.restoresPerWorker, secured: access != nil,
                 compaction: CompactionPolicy(afterBytes: cluster.compactAfterBytes, afterChanges: cluster.compactAfterChanges),
-                epochFollowsClock: journaled?.leased != true
+                epochFollowsClock: journaled?.leased != true,
+                dropGraceNanos: Nanos(cluster.dropGraceMilliseconds) * 1_000_000
             ),
             output: self, stats: stats, epoch: journaled?.epoch, logger: logger
         )
@@ -218,8 +219,11 @@ final class BrokerLoop {
             signals.removeAll(keepingCapacity: true)
             releaseJournaledReplies()
             let time = now()
+            if let due = core.nextReturnDeadline, time >= due { core.endReturnWaits(now: time) }
             if time >= nextTick {
-                core.tick(now: time)
+                // Everything the workers sent so far is read before anyone is judged silent.
+                if backPending { backPending = receiveFromWorkers(core) }
+                core.tick(now: time, backlogged: backPending)
                 nextTick = time + heartbeatNanos
                 if let until = core.rejoinUntil { nextTick = Swift.min(nextTick, until) } else { health.advance(to: .serving) }
             }
@@ -231,7 +235,7 @@ final class BrokerLoop {
                 }
             }
             let busy = frontPending || statsPending || backPending || monitorPending || capturePending || !mailbox.prepareToBlock()
-            let untilTick = nextTick > time ? nextTick - time : 0
+            let untilTick = Swift.min(nextTick, core.nextReturnDeadline ?? nextTick) > time ? Swift.min(nextTick, core.nextReturnDeadline ?? nextTick) - time : 0
             let wait: Duration = busy ? .zero : drainingSince == nil ? .nanoseconds(Int64(untilTick)) : .milliseconds(20)
             let ready: DescriptorPoll.Ready
             do {
@@ -416,7 +420,7 @@ final class BrokerLoop {
     private func receiveMonitorEvents(_ core: BrokerCore) -> Bool {
         for _ in 0..<64 {
             guard let event = try? monitor.receiveMonitorEvent(flags: .dontWait) else { return false }
-            if event.kind == .disconnected { core.connectionDropped(fileDescriptor: event.fileDescriptor) }
+            if event.kind == .disconnected { core.connectionDropped(fileDescriptor: event.fileDescriptor, now: now()) }
         }
         return true
     }
@@ -474,11 +478,20 @@ extension BrokerLoop: BrokerOutput {
         write(change, to: journal, epoch: epoch)
     }
 
+    func journalEpoch(of key: LayoutKey, epoch: UInt64) {
+        guard let journal else { return }
+        write(.epoch(JournalKey(namespace: key.namespace, name: key.name), epoch: epoch), to: journal)
+    }
+
     private func write(_ change: RecipeBook.Change, to journal: Journal, epoch: UInt64) {
+        write(change.write(epoch: epoch), to: journal)
+    }
+
+    private func write(_ record: JournalWrite, to journal: Journal) {
         journalAsked += 1
         let sequence = journalAsked
         let mailbox = self.mailbox
-        journal.append(change.write(epoch: epoch)) { result in
+        journal.append(record) { result in
             switch result {
             case .success: mailbox.post(.journaled(sequence: sequence, failure: nil))
             case .failure(let error): mailbox.post(.journaled(sequence: sequence, failure: error.message))

@@ -54,6 +54,10 @@ final class ClusterMetrics {
         series.advance("layoutd_cluster_workers_joined_total", to: c.workersJoined)
         series.advance("layoutd_cluster_workers_died_total", to: c.workersDied)
         series.advance("layoutd_cluster_epoch_advances_total", to: c.epochAdvances)
+        series.advance("layoutd_cluster_connections_dropped_total", to: c.connectionsDropped)
+        series.advance("layoutd_cluster_keys_kept_through_drops_total", to: c.keysKeptThroughDrops)
+        series.advance("layoutd_cluster_keys_rebuilt_after_drops_total", to: c.keysRebuiltAfterDrops)
+        series.advance("layoutd_cluster_reprotected_total", to: c.reprotected)
 
         series.set("layoutd_cluster_recipes", Double(core.recipes.count))
         series.set("layoutd_cluster_recipe_bytes", Double(core.recipes.totalBytes))

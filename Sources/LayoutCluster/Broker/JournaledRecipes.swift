@@ -78,6 +78,8 @@ extension RecipeBook.Change {
             return .change(JournalKey(namespace: key.namespace, name: key.name), version: version, items: 0, body: body.array)
         case .removed(let key, let version):
             return .drop(JournalKey(namespace: key.namespace, name: key.name), version: version)
+        case .unprotected(let key, let version):
+            return .rebuild(JournalKey(namespace: key.namespace, name: key.name), version: version, epoch: epoch, items: 0, body: RecipeBook.unprotectedMarker)
         }
     }
 }

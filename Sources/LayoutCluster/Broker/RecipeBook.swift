@@ -75,13 +75,21 @@ final class RecipeBook {
         case appended(LayoutKey, version: Int, body: HeldBody)
         /// The recipe is gone (a drop, a loss, an eviction from the book); it had reached `version`.
         case removed(LayoutKey, version: Int)
+        /// The recipe is gone but the layout is still kept, at `version`, on its worker alone: the recipe
+        /// could not reproduce that version (see `unprotect`).
+        case unprotected(LayoutKey, version: Int)
 
         var key: LayoutKey {
             switch self {
-            case .started(let key, _, _), .appended(let key, _, _), .removed(let key, _): return key
+            case .started(let key, _, _), .appended(let key, _, _), .removed(let key, _), .unprotected(let key, _): return key
             }
         }
     }
+
+    /// The body a journal keeps for a key that is kept with no recipe (`Change.unprotected`): a restarted
+    /// broker knows the key and its version, and publishes it `lost` if no worker still has it, instead
+    /// of forgetting it. It starts with a NUL byte, which no request body does.
+    static let unprotectedMarker: [UInt8] = [0] + Array("layoutd: kept without a recipe".utf8)
 
     let capacityBytes: Int
     let compaction: CompactionPolicy
@@ -195,6 +203,14 @@ final class RecipeBook {
     func remove(_ key: LayoutKey) {
         guard let recipe = forget(key) else { return }
         onChange?(.removed(key, version: recipe.lastVersion))
+    }
+
+    /// Removes `key`'s recipe, which cannot reproduce the layout's `version` (a copy newer than the recipe
+    /// was taken, or a change came between that the recipe never saw). Unlike `remove`, the journal keeps
+    /// the key as kept at `version`, without a recipe, until a snapshot gives it one.
+    func unprotect(_ key: LayoutKey, version: Int) {
+        forget(key)
+        onChange?(.unprotected(key, version: version))
     }
 
     @discardableResult

@@ -92,6 +92,10 @@ final class KeyRecord {
         /// Rebuild sent to `target`, now its owner; requests go there, behind the rebuild. `previous`
         /// still keeps the layout until the rebuild succeeds (a join), or is gone (a death).
         case restoring(target: WorkerRecord, previous: WorkerRecord?)
+        /// Its owner's connection dropped (issue 14, defect 5): requests wait for that worker to register
+        /// again with its copy, as after a TCP drop healed, until `until`; then the key is rebuilt on
+        /// another worker, as after a death.
+        case awaitingReturn(from: String, until: Nanos)
     }
 
     /// The key in its namespace: with CURVE, two clients' "feed" are two keys, which may live on two
@@ -128,7 +132,7 @@ final class KeyRecord {
     /// Whether new requests must wait at the broker.
     var isHolding: Bool {
         switch phase {
-        case .draining, .queued: return true
+        case .draining, .queued, .awaitingReturn: return true
         case .settled, .restoring: return false
         }
     }
@@ -176,8 +180,9 @@ final class Pending {
     enum Kind {
         case client(ClientRequest, KeyRecord?)
         case restore(KeyRecord, RestoreHeader, fromRecipe: Bool)
-        /// A snapshot asked to compact `Recipe` (the recipe the key had then).
-        case snapshot(KeyRecord, Recipe)
+        /// A snapshot asked to compact `Recipe` (the recipe the key had then), or with nil to give a key
+        /// without a recipe one (`BrokerCore.reprotect`).
+        case snapshot(KeyRecord, Recipe?)
         case listPart(ListAggregate)
     }
 
@@ -234,6 +239,9 @@ protocol BrokerOutput: AnyObject {
     func publish(_ event: WireEvent, namespace: String)
     /// Records a change to a recipe in the broker's journal (under the broker's `epoch`), in order.
     func journal(_ change: RecipeBook.Change, epoch: UInt64)
+    /// Records in the broker's journal that `key` reached `epoch` (`JournalWrite.epoch`), in order with
+    /// the changes.
+    func journalEpoch(of key: LayoutKey, epoch: UInt64)
     /// Sends a reply that acknowledges a change once the journal writes asked for before it are
     /// committed; `unavailable` instead if one of them failed.
     func replyWhenJournaled(to envelope: Envelope, body: HeldBody, trailing: [HeldBody], id: RequestID?)
@@ -242,6 +250,8 @@ protocol BrokerOutput: AnyObject {
 extension BrokerOutput {
     /// Without a journal, nothing to record.
     func journal(_ change: RecipeBook.Change, epoch: UInt64) {}
+
+    func journalEpoch(of key: LayoutKey, epoch: UInt64) {}
 
     /// Without a journal, nothing to wait for.
     func replyWhenJournaled(to envelope: Envelope, body: HeldBody, trailing: [HeldBody], id: RequestID?) {
@@ -270,6 +280,11 @@ struct RoutingCounters {
     var workersDied = 0
     /// Times the epoch advanced because a worker was declared dead (fencing what it may still do).
     var epochAdvances = 0
+    /// Connections of workers that dropped; keys that waited for their worker's return and were taken
+    /// back from it (no rebuild); keys whose worker did not return in time, rebuilt elsewhere.
+    var connectionsDropped = 0
+    var keysKeptThroughDrops = 0
+    var keysRebuiltAfterDrops = 0
     var eventsPublished = 0
     var recipesEvicted = 0
     /// Recipes dropped because an acknowledged change's version did not follow on from theirs.
@@ -277,6 +292,8 @@ struct RoutingCounters {
     /// Snapshots that compacted a recipe; snapshots asked for and not used (failed, outdated, not smaller).
     var snapshots = 0
     var snapshotFailures = 0
+    /// Keys without a recipe given one by a snapshot of their layout (`BrokerCore.reprotect`).
+    var reprotected = 0
 }
 
 /// A first-in first-out queue with O(1) pops (an array and a head index, compacted as it drains).

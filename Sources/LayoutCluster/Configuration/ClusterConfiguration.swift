@@ -60,6 +60,11 @@ public struct ClusterConfiguration: Sendable, Hashable {
     /// nil: heartbeat × liveness + reconnectMillis, the time a worker of the previous broker takes to
     /// notice it is gone and to join again. 0: no wait (a fresh cluster, tests).
     public var rejoinMilliseconds: Int?
+    /// `cluster.dropGraceMillis`: how long the broker keeps the keys of a worker whose connection dropped
+    /// for that worker to register again with them (a TCP reset healed: it reconnects at once) before it
+    /// rebuilds them elsewhere, as after a death. What it costs: a worker killed outright is failed over
+    /// this much later. 0: rebuilt at once.
+    public var dropGraceMilliseconds = 200
     /// The wait in effect: `rejoinMilliseconds`, or its default.
     public var resolvedRejoinMilliseconds: Int {
         rejoinMilliseconds ?? heartbeatMilliseconds * liveness + reconnectMilliseconds
@@ -163,6 +168,7 @@ public struct ClusterConfiguration: Sendable, Hashable {
         if let rejoin = config.int(forKey: "cluster.rejoinMillis") {
             c.rejoinMilliseconds = try nonNegative(rejoin, "cluster.rejoinMillis")
         }
+        c.dropGraceMilliseconds = try nonNegative(config.int(forKey: "cluster.dropGraceMillis", default: c.dropGraceMilliseconds), "cluster.dropGraceMillis")
         let recipeBytes = config.int(forKey: "cluster.recipeBytes", default: c.recipeBytes)
         guard recipeBytes >= 0 else { throw ConfigurationError(key: "cluster.recipeBytes", message: "must be >= 0, not \(recipeBytes)") }
         c.recipeBytes = recipeBytes

@@ -58,6 +58,9 @@ final class WorkerLink {
     private var warnedAboutEvents = false
     private var dealerPending = false
     private var dealerDescriptor: Int32?
+    /// The DEALER's monitor: a dropped connection starts a new conversation at once (see `connectionEvents`).
+    private var dealerMonitor: Socket?
+    private var monitorPending = false
 
     let statsEndpoint: String?
 
@@ -113,6 +116,7 @@ final class WorkerLink {
             health.notePass()
             if publisherPending { publisherPending = receiveSubscriptions() }
             if dealerPending { dealerPending = receiveFromBroker(accepting: draining == nil) }
+            if monitorPending { monitorPending = connectionEvents(draining: draining != nil) }
             let delivered = deliverMailbox()
             if delivered.events { publisherPending = true }
             if delivered.shutdown, draining == nil {
@@ -155,18 +159,22 @@ final class WorkerLink {
                     }
                 }
             }
-            let busy = dealerPending || statsPending || publisherPending || !mailbox.prepareToBlock()
+            let busy = dealerPending || statsPending || publisherPending || monitorPending || !mailbox.prepareToBlock()
             var deadline = nextHeartbeat
             if let reconnectAt { deadline = min(deadline, reconnectAt) }
             let wait: Duration = busy ? .zero : draining != nil ? .milliseconds(20) : .nanoseconds(Int64(deadline > time ? deadline - time : 0))
             var descriptors: [Int32] = [mailbox.wakeUp.fileDescriptor, publisherDescriptor ?? -1]
             if let statsDescriptor { descriptors.append(statsDescriptor) }
+            let monitorDescriptor = try? dealerMonitor?.get(.fileDescriptor)
+            descriptors.append(monitorDescriptor ?? -1)
+            let monitorIndex = descriptors.count - 1
             if let dealerDescriptor { descriptors.append(dealerDescriptor) }
             var poll = DescriptorPoll(descriptors)
             guard let ready = try? poll.wait(timeout: wait) else { break }
             if ready.contains(0) { mailbox.wakeUp.drain() }
             if ready.contains(1) { publisherPending = true }
             if statsDescriptor != nil, ready.contains(2) { statsPending = true }
+            if monitorDescriptor != nil, ready.contains(monitorIndex) { monitorPending = true }
             if dealerDescriptor != nil, ready.contains(descriptors.count - 1) { dealerPending = true }
         }
         close()
@@ -187,6 +195,12 @@ final class WorkerLink {
             try socket.set(.sendHighWaterMark, 0)
             try socket.set(.receiveHighWaterMark, 0)
             if let curve { try socket.makeCurveClient(keys: curve.keys, serverKey: curve.broker) }
+            let monitorEndpoint = "inproc://layoutd-worker-\(UInt64.random(in: 0 ... .max))-monitor"
+            try socket.monitor(monitorEndpoint, events: [.disconnected])
+            let monitor = try Socket(.pair, in: context)
+            try monitor.connect(monitorEndpoint)
+            dealerMonitor = monitor
+            monitorPending = true
             try socket.connect(broker)
             dealer = socket
             dealerDescriptor = try socket.get(.fileDescriptor)
@@ -231,11 +245,15 @@ final class WorkerLink {
         return true
     }
 
-    /// Closes the DEALER; connects again after `delay`.
-    private func disconnect(retryAfter delay: Nanos) {
+    /// Closes the DEALER; connects again after `delay`, to the next broker listed unless `sameBroker`.
+    private func disconnect(retryAfter delay: Nanos, sameBroker: Bool = false) {
         // The next broker listed (a standby that may be active now), then round again.
-        joinIndex += 1
+        if !sameBroker { joinIndex += 1 }
         membership.noteLeft()
+        try? dealer?.stopMonitoring()
+        dealerMonitor?.close()
+        dealerMonitor = nil
+        monitorPending = false
         dealer?.close()
         dealer = nil
         dealerDescriptor = nil
@@ -375,6 +393,23 @@ final class WorkerLink {
         return true
     }
 
+    /// The DEALER's connection dropped while the broker may still be there (a TCP reset, not a silence):
+    /// the broker ended this conversation when it saw the drop, and keeps this worker's layouts for
+    /// `cluster.dropGraceMillis` for it to come back. So a new conversation starts at once, with READY
+    /// listing them, instead of on the next heartbeat's DISCONNECT (issue 14, defect 5). True when it
+    /// stopped at its bound.
+    private func connectionEvents(draining: Bool) -> Bool {
+        guard let monitor = dealerMonitor else { return false }
+        for _ in 0..<16 {
+            guard let event = try? monitor.receiveMonitorEvent(flags: .dontWait) else { return false }
+            guard event.kind == .disconnected, !draining else { continue }
+            logger.warning("connection to the broker dropped; joining again at once", metadata: ["broker": "\(currentBroker)"])
+            disconnect(retryAfter: 0, sameBroker: true)
+            return false
+        }
+        return true
+    }
+
     private func reply(token: RequestToken, body: [UInt8]) {
         sendToBroker([WorkerCommand.reply.frame, token.frame, [], body])
     }
@@ -455,6 +490,8 @@ final class WorkerLink {
         // worker whose broker is gone does not wait a second for messages nobody will take.
         try? publisher.set(.linger, 200)
         try? dealer?.set(.linger, 200)
+        try? dealer?.stopMonitoring()
+        dealerMonitor?.close()
         dealer?.close()
         publisher.close()
         statsSocket?.close()

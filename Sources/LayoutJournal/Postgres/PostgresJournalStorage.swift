@@ -117,6 +117,9 @@ final class PostgresJournalStorage: JournalStorage {
                 kept = 0, base = EXCLUDED.base, rebuild_bytes = 0, change_bytes = 0, changes = 0
                 """,
             ]
+        case .epoch(let key, let epoch):
+            let epoch = Int64(bitPattern: epoch)
+            return ["UPDATE layouts SET epoch = GREATEST(epoch, \(epoch)) WHERE namespace = \(key.namespace) AND name = \(key.name)"]
         }
     }
 

@@ -15,7 +15,7 @@ final class SQLiteJournalStorage: JournalStorage {
     private var statements: [Statement: SQLiteStatement] = [:]
 
     private enum Statement: Hashable {
-        case deleteBodies, insertBody, upsertRebuilt, upsertDropped, selectBodies, selectLayout
+        case deleteBodies, insertBody, upsertRebuilt, upsertDropped, raiseEpoch, selectBodies, selectLayout
     }
 
     /// Opens (creating it when missing) the journal at `path` for `role`; refuses one written for another
@@ -96,6 +96,7 @@ final class SQLiteJournalStorage: JournalStorage {
                 ON CONFLICT(namespace, name) DO UPDATE SET version=?3, items=0, changed_at=?4, kept=0,
                 base=?3, rebuild_bytes=0, change_bytes=0, changes=0
                 """
+        case .raiseEpoch: sql = "UPDATE layouts SET epoch = MAX(epoch, ?3) WHERE namespace=?1 AND name=?2"
         case .selectBodies: sql = "SELECT version, checksum, body FROM bodies WHERE namespace=?1 AND name=?2 ORDER BY version"
         case .selectLayout: sql = "SELECT kept, base FROM layouts WHERE namespace=?1 AND name=?2"
         }
@@ -143,6 +144,8 @@ final class SQLiteJournalStorage: JournalStorage {
                 case .drop(let key, let version):
                     try statement(.deleteBodies).run(.text(key.namespace), .text(key.name))
                     try statement(.upsertDropped).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(now))
+                case .epoch(let key, let epoch):
+                    try statement(.raiseEpoch).run(.text(key.namespace), .text(key.name), .integer(Int64(bitPattern: epoch)))
                 }
             }
             try connection.execute("COMMIT")

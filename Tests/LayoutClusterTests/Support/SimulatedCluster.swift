@@ -36,7 +36,10 @@ final class SimulatedCluster: BrokerOutput {
     /// for a broker without one (its recipes die with it).
     private(set) var journaled: [LayoutKey: (base: Int, bodies: [[UInt8]], epoch: UInt64)]?
 
-    init(recipeBytes: Int = 1 << 30, restoresPerWorker: Int = 2, secured: Bool = false, compaction: CompactionPolicy = CompactionPolicy(), journaled: Bool = false) {
+    init(
+        recipeBytes: Int = 1 << 30, restoresPerWorker: Int = 2, secured: Bool = false, compaction: CompactionPolicy = CompactionPolicy(),
+        journaled: Bool = false, dropGraceNanos: Nanos = 0
+    ) {
         self.journaled = journaled ? [:] : nil
         makeCore = { output in
             var logger = Logger(label: "simulated-broker")
@@ -45,7 +48,7 @@ final class SimulatedCluster: BrokerOutput {
             return BrokerCore(
                 settings: .init(
                     heartbeatNanos: 1_000_000_000, liveness: 3, recipeBytes: recipeBytes, restoresPerWorker: restoresPerWorker, secured: secured,
-                    compaction: compaction, epochFollowsClock: false
+                    compaction: compaction, epochFollowsClock: false, dropGraceNanos: dropGraceNanos
                 ),
                 output: output, epoch: output.brokerEpochs, logger: logger
             )
@@ -92,7 +95,14 @@ final class SimulatedCluster: BrokerOutput {
             journaled?[key]?.bodies.append(body.array)
         case .removed(let key, _):
             journaled?[key] = nil
+        case .unprotected(let key, let version):
+            journaled?[key] = (version, [RecipeBook.unprotectedMarker], epoch)
         }
+    }
+
+    func journalEpoch(of key: LayoutKey, epoch: UInt64) {
+        guard let entry = journaled?[key] else { return }
+        journaled?[key]?.epoch = max(entry.epoch, epoch)
     }
 
     func publish(_ event: WireEvent, namespace: String) {
@@ -166,7 +176,15 @@ final class SimulatedCluster: BrokerOutput {
         guard let worker = workers[name], let record = core.byRoutingID[worker.routingID] else { return }
         worker.connected = false
         queued[worker.routingID] = []
-        core.connectionDropped(fileDescriptor: record.fileDescriptor ?? -1)
+        core.connectionDropped(fileDescriptor: record.fileDescriptor ?? -1, now: clock)
+    }
+
+    /// Time passes by `nanos`: every connected worker's heartbeat reaches the broker, then its tick runs
+    /// (heartbeats out, waits over).
+    func advance(by nanos: Nanos) {
+        clock += nanos
+        for worker in workers.values where worker.connected { _ = core.heard(from: worker.routingID, now: clock) }
+        core.tick(now: clock)
     }
 
     /// The worker runs its next order, and is cut off before its reply leaves (a pause or a network

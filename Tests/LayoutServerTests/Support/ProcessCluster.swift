@@ -124,9 +124,10 @@ final class ProcessCluster {
         throw TestFailure("the broker did not start")
     }
 
-    func startWorker(_ name: String) throws {
+    /// Starts a worker; `through` joins it by another endpoint that leads to the back socket (a relay).
+    func startWorker(_ name: String, through joinEndpoint: String? = nil) throws {
         workers[name] = try launch(name, [
-            "--role", "worker", "--join", back, "--worker-id", name, "--workers", "2",
+            "--role", "worker", "--join", joinEndpoint ?? back, "--worker-id", name, "--workers", "2",
         ] + (derivesEventsIn ? [] : ["--join-events", eventsIn]), environment: workerEnvironment)
     }
 
