@@ -340,7 +340,8 @@ public final class Journal: Sendable {
             entry.changes += 1
             index[key] = entry
         case .drop(let key, let version):
-            index[key] = Entry(version: version, epoch: 0, items: 0, isKept: false, changedAtMillis: now, rebuildBytes: 0, changeBytes: 0, changes: 0)
+            // The epoch stays what the key reached, as in the storages.
+            index[key] = Entry(version: version, epoch: index[key]?.epoch ?? 0, items: 0, isKept: false, changedAtMillis: now, rebuildBytes: 0, changeBytes: 0, changes: 0)
         case .epoch(let key, let epoch):
             guard var entry = index[key] else { return }
             entry.epoch = max(entry.epoch, epoch)

@@ -82,6 +82,9 @@ private struct Simulation {
     var nextID = 0
     /// Keys whose only copy was a recipe in the broker's memory when it restarted.
     var lostWithTheBroker = 0
+    /// Drops sent and not answered, by key; keys whose drop was acknowledged, at the version it gave.
+    var drops: [String: [[UInt8]]] = [:]
+    var dropped: [String: Int] = [:]
 
     init(seed: UInt64) {
         random = SeededGenerator(seed: seed &* 0x9E37_79B9_7F4A_7C15 &+ 1)
@@ -109,12 +112,21 @@ private struct Simulation {
                 history.append("  not prepared: \(String(describing: cluster.reply(for: envelope)))")
                 return
             }
+            if let droppedAt = dropped.removeValue(forKey: key), version <= droppedAt {
+                problem = "\(key) prepared again at v\(version), after it was dropped at v\(droppedAt): versions went back"
+                return
+            }
             var model = KeyModel(heights: (0..<count).map { 10 + $0 % 7 }, version: version)
             model.states[version] = model.heights
             models[key] = model
-        case 10..<45:
+        case 42..<45:
             let key = pick(keys)
-            guard var model = models[key], model.pending == nil, model.unknown == nil else { return }
+            guard let model = models[key], model.pending == nil, model.unknown == nil, drops[key] == nil else { return }
+            drops[key] = cluster.request(#"{"id":"d","op":"drop","layout":"\#(key)","ifVersion":\#(model.version)}"#)
+            history.append("drop \(key) at v\(model.version)")
+        case 10..<42:
+            let key = pick(keys)
+            guard var model = models[key], model.pending == nil, model.unknown == nil, drops[key] == nil else { return }
             nextID += 1
             let insert = KeyModel.Insert(id: "n\(nextID)", height: 20 + nextID % 97)
             let body = #"{"id":"u","op":"update","layout":"\#(key)","ifVersion":\#(model.version),"updates":[{"insert":[0,0],"item":{"id":"\#(insert.id)","height":\#(insert.height)}}]}"#
@@ -123,9 +135,15 @@ private struct Simulation {
             history.append("update \(key) +\(insert) at v\(model.version)")
         case 45..<70:
             let key = pick(keys)
-            guard let model = models[key] else { return }
-            reads.append((cluster.request(queryBody(key, id: "r")), key, model.version))
-            history.append("query \(key)")
+            if let model = models[key] {
+                reads.append((cluster.request(queryBody(key, id: "r")), key, model.version))
+                history.append("query \(key)")
+            } else if let droppedAt = dropped[key] {
+                // Issued at minus the drop's version: a dropped key must not answer that version or an
+                // earlier one (it answers unknown_layout, or a later version once it is prepared again).
+                reads.append((cluster.request(queryBody(key, id: "r")), key, -droppedAt))
+                history.append("query dropped \(key)")
+            }
         case 70..<85:
             let name = pick(names)
             history.append("deliver some to \(name)")
@@ -175,6 +193,15 @@ private struct Simulation {
                 lostWithTheBroker += 1
                 history.append("  \(key) lost with the broker's recipes (no journal)")
             }
+            // A drop not answered: its outcome is unknown, and the key is left out from here.
+            for key in drops.keys.sorted() where cluster.reply(for: drops[key] ?? []) == nil {
+                drops[key] = nil
+                models[key] = nil
+                history.append("  drop of \(key): timed out")
+            }
+            // Without a journal, a dropped key is forgotten with the broker: a cut-off worker's copy of it
+            // may come back (the weaker guarantee without a journal).
+            if cluster.journaled == nil { dropped.removeAll() }
         case 85..<88, 99:
             history.append("1 s passes")
             cluster.advance(by: 1_000_000_000)
@@ -195,7 +222,7 @@ private struct Simulation {
         check()
         // Replaying one seed: where each key is after every step.
         if ClusterSimulationTests.only != nil {
-            for key in models.keys.sorted() { history.append("    [\(key): \(copies(of: key))]") }
+            for key in Set(models.keys).union(dropped.keys).sorted() { history.append("    [\(key): \(copies(of: key))]") }
         }
     }
 
@@ -254,6 +281,26 @@ private struct Simulation {
 
     /// Resolves the answered changes and reads against the model.
     private mutating func check() {
+        for key in drops.keys.sorted() {
+            guard let envelope = drops[key], let reply = cluster.reply(for: envelope) else { continue }
+            drops[key] = nil
+            if reply["ok"] as? Bool == true {
+                let version = (reply["result"] as? [String: Any])?["version"] as? Int ?? -1
+                models[key] = nil
+                dropped[key] = version
+                // Reads sent while the drop was on its way answer before or after it: not checked.
+                reads.removeAll { $0.key == key && $0.issuedAt >= 0 }
+                history.append("  drop of \(key) acknowledged at v\(version)")
+            } else {
+                let code = (reply["error"] as? [String: Any])?["code"] as? String ?? "?"
+                history.append("  drop of \(key): \(code)")
+                // Outcome unknown: the key is left out from here.
+                if code == "unavailable" {
+                    models[key] = nil
+                    reads.removeAll { $0.key == key && $0.issuedAt >= 0 }
+                }
+            }
+        }
         for key in models.keys.sorted() {
             guard var model = models[key], let pending = model.pending, let reply = cluster.reply(for: pending.envelope) else { continue }
             model.pending = nil
@@ -280,6 +327,14 @@ private struct Simulation {
         for read in reads.sorted(by: { (answerOrder[$0.envelope] ?? .max) < (answerOrder[$1.envelope] ?? .max) }) {
             guard let reply = cluster.reply(for: read.envelope) else {
                 remaining.append(read)
+                continue
+            }
+            if read.issuedAt < 0 {
+                let droppedAt = -read.issuedAt
+                if reply["ok"] as? Bool == true, let version = (reply["result"] as? [String: Any])?["version"] as? Int, version <= droppedAt {
+                    problem = "\(read.key), dropped at v\(droppedAt), answered v\(version): a dropped layout came back; \(copies(of: read.key))"
+                    return
+                }
                 continue
             }
             guard var model = models[read.key] else { continue }

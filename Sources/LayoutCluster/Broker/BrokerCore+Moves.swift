@@ -137,6 +137,8 @@ extension BrokerCore {
         }
         setPhase(record, .settled)
         if let previous, previous.isConnected { release([record.key], at: previous) }
+        // The requests that waited for the rebuild go now, in arrival order.
+        defer { flushHeld(record) }
         if case .restored? = outcome {
             // The key's new assignment: any copy made before it (a dead worker's) ranks below it.
             assignEpoch(record, max(record.epoch, epoch))
@@ -155,7 +157,7 @@ extension BrokerCore {
         counters.lost += 1
         record.version += 1
         record.kept = false
-        recipes.remove(record.key)
+        recipes.remove(record.key, droppedAt: record.version)
         let event = EventEncoder.invalidated(layout: record.key.name, version: record.version, reason: .lost, contentSize: record.contentSize ?? .zero)
         output.publish(event, namespace: record.key.namespace)
     }

@@ -48,7 +48,18 @@ extension BrokerCore {
     /// rejoin wait is over, rebuilt from the recipe). A key journaled as kept without a recipe
     /// (`RecipeBook.unprotectedMarker`) is known at its version, and published `lost` once the wait is
     /// over if no worker has it. Nothing is written back while loading.
-    func loadJournaled(_ journaled: [(key: LayoutKey, base: Int, bodies: [[UInt8]], epoch: UInt64)]) {
+    ///
+    /// `dropped` are the keys the journal holds as dropped (a `drop`, a loss), at the version and epoch
+    /// they reached: known again, not kept, so that a stale copy a worker still reports (its RELEASE died
+    /// with the previous broker) ranks below the drop and is released, instead of bringing a dropped
+    /// layout back at an older version (found by the fault suite, `pause-drop-restart`).
+    func loadJournaled(_ journaled: [(key: LayoutKey, base: Int, bodies: [[UInt8]], epoch: UInt64)], dropped: [(key: LayoutKey, version: Int, epoch: UInt64)] = []) {
+        for entry in dropped where keys[entry.key] == nil {
+            let record = KeyRecord(key: entry.key)
+            record.version = entry.version
+            record.epoch = entry.epoch
+            keys[entry.key] = record
+        }
         let onChange = recipes.onChange
         recipes.onChange = nil
         defer { recipes.onChange = onChange }

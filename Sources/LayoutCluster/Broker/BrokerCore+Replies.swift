@@ -101,7 +101,7 @@ extension BrokerCore {
         case .drop:
             record.kept = false
             record.version = version
-            recipes.remove(record.key)
+            recipes.remove(record.key, droppedAt: version)
         case .ping, .layout, .query, .list:
             return
         }

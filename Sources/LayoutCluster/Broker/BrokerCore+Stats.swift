@@ -26,7 +26,7 @@ extension BrokerCore {
               let record = keys[LayoutKey(namespace: namespace, name: name)], version > record.version else { return }
         record.kept = false
         record.version = version
-        recipes.remove(record.key)
+        recipes.remove(record.key, droppedAt: version)
     }
 
     private static let invalidatedPrefix = Array("invalidated:".utf8)

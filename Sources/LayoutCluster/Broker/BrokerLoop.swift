@@ -150,7 +150,7 @@ final class BrokerLoop {
             output: self, stats: stats, epoch: journaled?.epoch, logger: logger
         )
         if let journaled {
-            core?.loadJournaled(journaled.recipes)
+            core?.loadJournaled(journaled.recipes, dropped: journaled.dropped)
             core?.journalStatistics = { journaled.journal.statistics }
         }
     }

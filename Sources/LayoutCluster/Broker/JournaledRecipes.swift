@@ -9,6 +9,8 @@ struct JournaledRecipes {
     let journal: Journal
     /// Every kept key's recipe as committed.
     let recipes: [(key: LayoutKey, base: Int, bodies: [[UInt8]], epoch: UInt64)]
+    /// Keys journaled as dropped, with the version and epoch they reached.
+    var dropped: [(key: LayoutKey, version: Int, epoch: UInt64)] = []
     /// This broker's epoch: its start in ms, or past the greatest epoch journaled if the clock went back.
     let epoch: UInt64
     /// Whether `epoch` is a broker lease's (PostgreSQL): then it only ever advances by one, since a
@@ -47,10 +49,14 @@ struct JournaledRecipes {
         guard let journal else { return nil }
         var recipes: [(key: LayoutKey, base: Int, bodies: [[UInt8]], epoch: UInt64)] = []
         var greatestEpoch: UInt64 = 0
+        var dropped: [(key: LayoutKey, version: Int, epoch: UInt64)] = []
         for state in journal.keysAtOpen {
             greatestEpoch = max(greatestEpoch, state.epoch)
-            guard state.isKept else { continue }
             let key = LayoutKey(namespace: state.key.namespace, name: state.key.name)
+            guard state.isKept else {
+                dropped.append((key, state.version, state.epoch))
+                continue
+            }
             do {
                 guard let recipe = try journal.recipe(for: state.key) else { continue }
                 recipes.append((key, recipe.base, recipe.bodies, state.epoch))
@@ -64,7 +70,7 @@ struct JournaledRecipes {
         }
         // With a lease, its epoch as it is: each taking is greater than the last, and so than every epoch
         // a broker journaled under it; a broker epoch above it could outrank the next lease's.
-        return JournaledRecipes(journal: journal, recipes: recipes, epoch: leaseEpoch ?? max(now, greatestEpoch + 1), leased: leaseEpoch != nil)
+        return JournaledRecipes(journal: journal, recipes: recipes, dropped: dropped, epoch: leaseEpoch ?? max(now, greatestEpoch + 1), leased: leaseEpoch != nil)
     }
 }
 

@@ -205,6 +205,14 @@ final class RecipeBook {
         onChange?(.removed(key, version: recipe.lastVersion))
     }
 
+    /// Removes `key`'s recipe because the key is no longer kept (a drop, a loss, an eviction at its
+    /// worker) at `version`: the journal records it at that version, recipe or not, so that a restarted
+    /// broker continues the key's versions past it and ranks stale copies below it.
+    func remove(_ key: LayoutKey, droppedAt version: Int) {
+        forget(key)
+        onChange?(.removed(key, version: version))
+    }
+
     /// Removes `key`'s recipe, which cannot reproduce the layout's `version` (a copy newer than the recipe
     /// was taken, or a change came between that the recipe never saw). Unlike `remove`, the journal keeps
     /// the key as kept at `version`, without a recipe, until a snapshot gives it one.

@@ -89,8 +89,10 @@ final class KeyRecord {
         case draining(target: WorkerRecord)
         /// Moving to `target`: waiting for a rebuild slot there.
         case queued(target: WorkerRecord)
-        /// Rebuild sent to `target`, now its owner; requests go there, behind the rebuild. `previous`
-        /// still keeps the layout until the rebuild succeeds (a join), or is gone (a death).
+        /// Rebuild sent to `target`, now its owner; requests wait at the broker until it is answered (sent
+        /// behind it, a `prepare` would run on a worker without the key's version count should the
+        /// rebuild be refused: found by the simulator, seed 659). `previous` still keeps the layout until
+        /// the rebuild succeeds (a join), or is gone (a death).
         case restoring(target: WorkerRecord, previous: WorkerRecord?)
         /// Its owner's connection dropped (issue 14, defect 5): requests wait for that worker to register
         /// again with its copy, as after a TCP drop healed, until `until`; then the key is rebuilt on
@@ -132,8 +134,8 @@ final class KeyRecord {
     /// Whether new requests must wait at the broker.
     var isHolding: Bool {
         switch phase {
-        case .draining, .queued, .awaitingReturn: return true
-        case .settled, .restoring: return false
+        case .draining, .queued, .restoring, .awaitingReturn: return true
+        case .settled: return false
         }
     }
 

@@ -35,6 +35,8 @@ final class SimulatedCluster: BrokerOutput {
     /// The broker's journal of recipes, committed at once as a real one commits before it answers; nil
     /// for a broker without one (its recipes die with it).
     private(set) var journaled: [LayoutKey: (base: Int, bodies: [[UInt8]], epoch: UInt64)]?
+    /// Keys the journal holds as dropped (not kept), with their version and epoch.
+    private(set) var journaledDrops: [LayoutKey: (version: Int, epoch: UInt64)] = [:]
 
     init(
         recipeBytes: Int = 1 << 30, restoresPerWorker: Int = 2, secured: Bool = false, compaction: CompactionPolicy = CompactionPolicy(),
@@ -64,7 +66,10 @@ final class SimulatedCluster: BrokerOutput {
         brokerEpochs = max(brokerEpochs, core.epoch)
         core = makeCore(self)
         if let journaled {
-            core.loadJournaled(journaled.sorted { $0.key < $1.key }.map { (key: $0.key, base: $0.value.base, bodies: $0.value.bodies, epoch: $0.value.epoch) })
+            core.loadJournaled(
+                journaled.sorted { $0.key < $1.key }.map { (key: $0.key, base: $0.value.base, bodies: $0.value.bodies, epoch: $0.value.epoch) },
+                dropped: journaledDrops.sorted { $0.key < $1.key }.map { (key: $0.key, version: $0.value.version, epoch: $0.value.epoch) }
+            )
         }
         for name in workers.keys.sorted() where workers[name]?.connected == true { join(name) }
     }
@@ -86,6 +91,7 @@ final class SimulatedCluster: BrokerOutput {
         switch change {
         case .started(let key, let version, let body):
             journaled?[key] = (version, [body.array], epoch)
+            journaledDrops[key] = nil
         case .appended(let key, let version, let body):
             guard let recipe = journaled?[key], recipe.base + recipe.bodies.count == version else {
                 // A real journal's chain would be broken: the simulation says so by losing the recipe.
@@ -93,16 +99,19 @@ final class SimulatedCluster: BrokerOutput {
                 return
             }
             journaled?[key]?.bodies.append(body.array)
-        case .removed(let key, _):
+        case .removed(let key, let version):
+            // The row stays, not kept, at the epoch the key reached (as the real journal's).
+            journaledDrops[key] = (version, max(journaled?[key]?.epoch ?? 0, journaledDrops[key]?.epoch ?? 0))
             journaled?[key] = nil
         case .unprotected(let key, let version):
             journaled?[key] = (version, [RecipeBook.unprotectedMarker], epoch)
+            journaledDrops[key] = nil
         }
     }
 
     func journalEpoch(of key: LayoutKey, epoch: UInt64) {
-        guard let entry = journaled?[key] else { return }
-        journaled?[key]?.epoch = max(entry.epoch, epoch)
+        if let entry = journaled?[key] { journaled?[key]?.epoch = max(entry.epoch, epoch) }
+        if let entry = journaledDrops[key] { journaledDrops[key]?.epoch = max(entry.epoch, epoch) }
     }
 
     func publish(_ event: WireEvent, namespace: String) {
