@@ -89,6 +89,9 @@ import Testing
         #expect(cluster.core.counters.retried == 1)
         #expect(cluster.core.counters.unavailable == 1)
         #expect(cluster.published.isEmpty)
+        // Its ownership went queued (waiting for a rebuild slot), restoring, settled: each counted.
+        #expect(cluster.core.ownership.queued == 1 && cluster.core.ownership.rebuilt == 1 && cluster.core.ownership.settled == 1)
+        #expect(cluster.core.keysByPhase["settled"] == 1 && cluster.core.keysInMotion == 0)
     }
 
     @Test func readsInFlightOnADeadWorkerWaitForTheirKeysRebuildEvenWhenItIsQueued() throws {

@@ -17,18 +17,22 @@ import Testing
 /// A failing seed prints its history; `LAYOUTD_SIM_SEEDS` runs more seeds than CI's sweep.
 struct ClusterSimulationTests {
     static let seeds: Int = ProcessInfo.processInfo.environment["LAYOUTD_SIM_SEEDS"].flatMap(Int.init) ?? 60
+    /// The first seed of the sweep (`LAYOUTD_SIM_FIRST_SEED`): sweeps split over processes (`scripts/simulate`).
+    static let firstSeed: UInt64 = ProcessInfo.processInfo.environment["LAYOUTD_SIM_FIRST_SEED"].flatMap(UInt64.init) ?? 0
     static let steps = 250
     /// One seed alone (`LAYOUTD_SIM_SEED`), to replay a failure with its whole history.
     static let only: UInt64? = ProcessInfo.processInfo.environment["LAYOUTD_SIM_SEED"].flatMap(UInt64.init)
 
     @Test func randomFaultsNeverLoseOrRollBackAnAcknowledgedChange() throws {
         var totalSteps = 0
-        let seeds = Self.only.map { [$0] } ?? Array(0..<UInt64(Self.seeds))
+        let seeds = Self.only.map { [$0] } ?? Array(Self.firstSeed..<Self.firstSeed + UInt64(Self.seeds))
         let shown = Self.only == nil ? 40 : Int.max
+        let started = ContinuousClock.now
         for seed in seeds {
             var simulation = Simulation(seed: seed)
             for _ in 0..<Self.steps {
                 simulation.step()
+                totalSteps += 1
                 if let problem = simulation.problem {
                     Issue.record("seed \(seed): \(problem)\nhistory:\n\(simulation.history.suffix(shown).joined(separator: "\n"))")
                     return
@@ -39,9 +43,12 @@ struct ClusterSimulationTests {
                 Issue.record("seed \(seed) at rest: \(problem)\nhistory:\n\(simulation.history.suffix(shown).joined(separator: "\n"))")
                 return
             }
-            totalSteps += simulation.history.count
         }
-        #expect(totalSteps > 0)
+        #expect(totalSteps == seeds.count * Self.steps)
+        // The sweep's figures (`scripts/simulate` gathers them).
+        let elapsed = started.duration(to: .now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print(#"{"bench": "simulation", "firstSeed": \#(Self.firstSeed), "seeds": \#(seeds.count), "steps": \#(totalSteps), "seconds": \#((seconds * 1000).rounded() / 1000), "stepsPerSecond": \#(Int(Double(totalSteps) / max(seconds, 1e-9)))}"#)
     }
 }
 
@@ -323,8 +330,7 @@ private struct Simulation {
         var remaining: [(envelope: [[UInt8]], key: String, issuedAt: Int)] = []
         // In the order their answers came (a read sent again after its worker died is answered after
         // reads issued later): versions must not go backwards in that order.
-        let answerOrder = Dictionary(cluster.replies.enumerated().map { ($0.element.envelope, $0.offset) }, uniquingKeysWith: max)
-        for read in reads.sorted(by: { (answerOrder[$0.envelope] ?? .max) < (answerOrder[$1.envelope] ?? .max) }) {
+        for read in reads.sorted(by: { (cluster.answerPlace(of: $0.envelope) ?? .max) < (cluster.answerPlace(of: $1.envelope) ?? .max) }) {
             guard let reply = cluster.reply(for: read.envelope) else {
                 remaining.append(read)
                 continue

@@ -72,12 +72,12 @@ extension BrokerCore {
             }
             if let owner = record.owner, owner.isConnected {
                 guard owner !== worker else { continue }
-                if case .restoring(let target, nil) = record.phase, (entry.epoch, entry.version) == (record.epoch, record.version) {
+                if case .restoring(_, nil) = record.phase, (entry.epoch, entry.version) == (record.epoch, record.version) {
                     // Being rebuilt elsewhere after this worker was cut off, and it still has the very
                     // state being rebuilt: it keeps its copy until the rebuild succeeds, as the worker a
                     // key moves away from does. Released now, the copy would be gone should the broker
                     // die before the rebuild is done (found by the simulator, seed 3151).
-                    record.phase = .restoring(target: target, previous: worker)
+                    keepFallback(record, at: worker)
                     continue
                 }
                 // Ordered by (epoch, version): a change acknowledged through this broker outranks any copy
@@ -245,14 +245,14 @@ extension BrokerCore {
         for key in worker.ownedKeys.sorted() {
             guard let record = keys[key] else { continue }
             if case .restoring(_, let previous) = record.phase, let previous, previous.isConnected {
-                setPhase(record, .settled)
+                settle(record)
                 setOwner(record, previous)
             } else if let deadline, record.kept, record.isSettled {
                 setOwner(record, nil)
-                setPhase(record, .awaitingReturn(from: worker.name, until: deadline))
+                awaitReturn(record, of: worker.name, until: deadline)
                 waiting.append(key)
             } else {
-                if !record.isSettled { setPhase(record, .settled) }
+                if !record.isSettled { settle(record) }
                 setOwner(record, nil)
             }
             if keyedRetries[ObjectIdentifier(record)] == nil { affected.append(record) }
@@ -309,7 +309,7 @@ extension BrokerCore {
             case .draining(let target) where target === worker, .queued(let target) where target === worker:
                 cancelMove(record)
             case .restoring(let target, let previous) where target !== worker && previous === worker:
-                record.phase = .restoring(target: target, previous: nil)
+                keepFallback(record, at: nil)
             default:
                 continue
             }

@@ -3,17 +3,6 @@ import LayoutServer
 import LayoutWire
 
 extension BrokerCore {
-    /// Changes a key's phase, keeping count of the keys in motion.
-    func setPhase(_ record: KeyRecord, _ phase: KeyRecord.Phase) {
-        let wasSettled = record.isSettled
-        record.phase = phase
-        if wasSettled, !record.isSettled { keysInMotion += 1 }
-        if !wasSettled, record.isSettled {
-            keysInMotion -= 1
-            if keysInMotion == 0 { releaseWaitingLists() }
-        }
-    }
-
     /// Gives a settled key without a connected owner one: its layout rebuilt from its recipe on the
     /// key's rendezvous winner; its loss published when it has no recipe; or, for a key that keeps no
     /// layout, only its version count carried over.
@@ -24,7 +13,7 @@ extension BrokerCore {
         guard let target = rendezvousWinner(record.hash) else { return }
         if record.kept, recipes.recipe(for: record.key) == nil { lose(record) }
         if record.kept {
-            setPhase(record, .queued(target: target))
+            queueRebuild(record, at: target)
             enqueueRestore(record.key, at: target, urgent: !record.held.isEmpty)
             pumpRestores(at: target)
         } else {
@@ -38,7 +27,7 @@ extension BrokerCore {
         guard record.isSettled, record.owner !== target, target.isAlive else { return }
         guard !record.kept || recipes.recipe(for: record.key) != nil else { return }
         counters.moves += 1
-        setPhase(record, .draining(target: target))
+        drain(record, toward: target)
         if record.inFlight == 0 { drained(record) }
     }
 
@@ -51,18 +40,18 @@ extension BrokerCore {
         }
         guard record.kept else {
             // Only the version count moves: no rebuild slot needed.
-            setPhase(record, .settled)
+            settle(record)
             sendRestore(record, to: target)
             return
         }
-        setPhase(record, .queued(target: target))
+        queueRebuild(record, at: target)
         enqueueRestore(record.key, at: target, urgent: !record.held.isEmpty)
         pumpRestores(at: target)
     }
 
     /// A move whose target went away: the key stays with its owner, or is placed anew.
     func cancelMove(_ record: KeyRecord) {
-        setPhase(record, .settled)
+        settle(record)
         if let owner = record.owner, owner.isConnected {
             flushHeld(record)
         } else {
@@ -97,7 +86,7 @@ extension BrokerCore {
         let header = RestoreHeader(key: record.key, version: record.version, base: recipe?.base ?? 0)
         let token = makeToken()
         guard output.send(.restore(token, header, recipe?.bodies ?? []), to: target.routingID) else {
-            setPhase(record, .settled)
+            settle(record)
             workerDied(target, reason: "unreachable")
             if record.owner == nil || record.owner?.isConnected == false { place(record) }
             flushHeld(record)
@@ -114,7 +103,7 @@ extension BrokerCore {
         }
         record.inFlight += 1
         setOwner(record, target)
-        setPhase(record, .restoring(target: target, previous: previous))
+        beginRebuild(record, at: target, keepingCopyAt: previous)
         flushHeld(record)
     }
 
@@ -126,7 +115,7 @@ extension BrokerCore {
             // The worker's queue was full and it changed nothing: the rebuild goes again (a version-only
             // one too, or the key's count would start over there: issue 14), once the
             // requests sent behind it have come back (keyQuieted).
-            setPhase(record, .queued(target: worker))
+            queueRebuild(record, at: worker)
             setOwner(record, previous)
             if record.inFlight > 0 {
                 record.rebuildWhenQuiet = true
@@ -135,7 +124,7 @@ extension BrokerCore {
             }
             return
         }
-        setPhase(record, .settled)
+        settle(record)
         if let previous, previous.isConnected { release([record.key], at: previous) }
         // The requests that waited for the rebuild go now, in arrival order.
         defer { flushHeld(record) }
@@ -150,16 +139,6 @@ extension BrokerCore {
         ])
         // The worker made the key's count continue past the loss's version, as `lose` publishes it.
         if record.kept { lose(record) }
-    }
-
-    /// The key's layout cannot be rebuilt: `invalidated` with reason `lost`, one version on.
-    func lose(_ record: KeyRecord) {
-        counters.lost += 1
-        record.version += 1
-        record.kept = false
-        recipes.remove(record.key, droppedAt: record.version)
-        let event = EventEncoder.invalidated(layout: record.key.name, version: record.version, reason: .lost, contentSize: record.contentSize ?? .zero)
-        output.publish(event, namespace: record.key.namespace)
     }
 
     func release(_ keys: [LayoutKey], at worker: WorkerRecord) {

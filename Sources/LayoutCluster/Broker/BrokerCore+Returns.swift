@@ -22,7 +22,7 @@ extension BrokerCore {
             // that version, so it goes, as when a newer copy is adopted.
             recipes.unprotect(record.key, version: entry.version)
         }
-        setPhase(record, .settled)
+        settle(record)
         record.version = entry.version
         assignEpoch(record, entry.epoch)
         setOwner(record, worker)
@@ -49,7 +49,7 @@ extension BrokerCore {
         guard let waiting = awaitingReturn.removeValue(forKey: name) else { return }
         for key in waiting.keys {
             guard let record = keys[key], case .awaitingReturn(let from, _) = record.phase, from == name else { continue }
-            setPhase(record, .settled)
+            settle(record)
             counters.keysRebuiltAfterDrops += 1
             placeOrAnswer(record)
         }

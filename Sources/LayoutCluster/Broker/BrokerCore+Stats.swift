@@ -107,6 +107,13 @@ extension BrokerCore {
             ],
             "recipes": ["count": recipes.count, "bytes": recipes.totalBytes, "capacityBytes": recipes.capacityBytes, "evicted": c.recipesEvicted, "dropped": c.recipesDropped],
             "keysInMotion": keysInMotion,
+            "ownership": [
+                "keys": keysByPhase,
+                "transitions": [
+                    "settled": ownership.settled, "drained": ownership.drained, "queued": ownership.queued,
+                    "rebuilt": ownership.rebuilt, "awaitedReturn": ownership.awaitedReturn, "fallbackChanged": ownership.fallbackChanged,
+                ],
+            ],
             "waiting": heldCount,
             "brokerThreadCPUSeconds": Self.threadCPUSeconds(),
         ]

@@ -33,6 +33,8 @@ final class BrokerCore {
     /// Requests answered, errors and latencies, counted as a single daemon counts them.
     let stats: ServerStats
     var counters = RoutingCounters()
+    /// Transitions of keys' ownership (`KeyOwnership.swift`).
+    var ownership = OwnershipCounters()
     /// The cluster's series in `metrics`, beside the daemon's in `stats.metrics`.
     let clusterMetrics = ClusterMetrics()
 

@@ -35,6 +35,14 @@ final class ClusterMetrics {
         series.set("layoutd_cluster_queue_depth", Double(core.heldCount + connected.reduce(0) { $0 + $1.load.queued }))
         series.set("layoutd_cluster_waiting", Double(core.heldCount))
         series.set("layoutd_cluster_keys_in_motion", Double(core.keysInMotion))
+        for (phase, count) in core.keysByPhase { series.set("layoutd_cluster_keys", Double(count), ["phase": phase]) }
+        let o = core.ownership
+        for (transition, count) in [
+            ("settled", o.settled), ("drained", o.drained), ("queued", o.queued), ("rebuilt", o.rebuilt),
+            ("awaitedReturn", o.awaitedReturn), ("fallbackChanged", o.fallbackChanged),
+        ] {
+            series.advance("layoutd_cluster_ownership_transitions_total", ["transition": transition], to: count)
+        }
 
         let c = core.counters
         series.advance("layoutd_cluster_routed_total", ["route": "keyed"], to: c.keyed)

@@ -128,6 +128,10 @@ final class WorkerLink {
             let time = now()
             if let since = draining {
                 if pool.isIdle {
+                    // What the broker sent until now is answered (`busy`: not run), not left unread on a
+                    // socket about to close, where the broker would answer it `unavailable` (outcome
+                    // unknown) when it sees the connection drop.
+                    while receiveFromBroker(accepting: false) {}
                     _ = deliverMailbox()
                     break
                 }

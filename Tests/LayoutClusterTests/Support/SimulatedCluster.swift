@@ -15,7 +15,13 @@ final class SimulatedCluster: BrokerOutput {
     }
 
     private(set) var core: BrokerCore!
-    var replies: [(envelope: [[UInt8]], body: [UInt8])] = []
+    private(set) var replies: [(envelope: [[UInt8]], body: [UInt8])] = [] {
+        didSet {
+            if let last = replies.last, replies.count > oldValue.count { lastReply[last.envelope] = replies.count - 1 }
+        }
+    }
+    /// The place in `replies` of the last reply to each envelope (a long simulation looks them up often).
+    private var lastReply: [[[UInt8]]: Int] = [:]
     var published: [WireEvent] = []
     /// The namespace of each event in `published`.
     var publishedNamespaces: [String] = []
@@ -216,12 +222,17 @@ final class SimulatedCluster: BrokerOutput {
 
     /// The parsed reply sent to `envelope` (the last one).
     func reply(for envelope: [[UInt8]]) -> [String: Any]? {
-        guard let body = replies.last(where: { $0.envelope == envelope })?.body else { return nil }
+        guard let body = replyBytes(for: envelope) else { return nil }
         return try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
     }
 
     func replyBytes(for envelope: [[UInt8]]) -> [UInt8]? {
-        replies.last(where: { $0.envelope == envelope })?.body
+        lastReply[envelope].map { replies[$0].body }
+    }
+
+    /// Where the last reply to `envelope` stands in the order replies were sent; nil before one.
+    func answerPlace(of envelope: [[UInt8]]) -> Int? {
+        lastReply[envelope]
     }
 
     func replyCount(for envelope: [[UInt8]]) -> Int {

@@ -1,0 +1,169 @@
+import LayoutEngine
+import LayoutServer
+import LayoutWire
+
+// A key's ownership (issue 14): which worker keeps it, in which phase of a move, at which epoch. The
+// phases and every transition between them are here, each named and counted (`OwnershipCounters`, in
+// `stats` and `metrics`), so that no path can change a key's state without saying which change it is.
+//
+//     settled ──drain──▶ draining ──queueRebuild──▶ queued ──beginRebuild──▶ restoring ──settle──▶ settled
+//        │                                              ▲                          │
+//        └──awaitReturn──▶ awaitingReturn ──settle──────┴── (rebuild refused busy) ┘
+//
+// A key stops being protected only by `lose` (published `lost`), a client's `drop`, or an eviction at its
+// worker; a key whose recipe cannot reproduce it is protected again by a snapshot (`reprotect`).
+
+/// What the broker knows of one layout key.
+final class KeyRecord {
+    /// How far a key is in moving between workers.
+    enum Phase {
+        /// Served by its owner.
+        case settled
+        /// Moving to `target`: new requests wait until the requests at the current owner are answered.
+        case draining(target: WorkerRecord)
+        /// Moving to `target`: waiting for a rebuild slot there.
+        case queued(target: WorkerRecord)
+        /// Rebuild sent to `target`, now its owner; requests wait at the broker until it is answered (sent
+        /// behind it, a `prepare` would run on a worker without the key's version count should the
+        /// rebuild be refused: found by the simulator, seed 659). `previous` still keeps the layout until
+        /// the rebuild succeeds (a join), or is gone (a death).
+        case restoring(target: WorkerRecord, previous: WorkerRecord?)
+        /// Its owner's connection dropped (issue 14, defect 5): requests wait for that worker to register
+        /// again with its copy, as after a TCP drop healed, until `until`; then the key is rebuilt on
+        /// another worker, as after a death.
+        case awaitingReturn(from: String, until: Nanos)
+    }
+
+    /// The key in its namespace: with CURVE, two clients' "feed" are two keys, which may live on two
+    /// workers.
+    let key: LayoutKey
+    let hash: UInt64
+    /// The worker keeping it (its layout, or only its version count); nil when none is (its worker died).
+    var owner: WorkerRecord?
+    /// The last version acknowledged (a layout's, or a drop's, eviction's or loss's).
+    var version = 0
+    /// Whether a layout is kept under the key.
+    var kept = false
+    /// The epoch its state was last changed or assigned under: the broker's when a change is acknowledged
+    /// or a rebuild sent, else what the READY or journal that brought it reported. Copies are ordered by
+    /// (epoch, version).
+    var epoch: UInt64 = 0
+    var contentSize: Size?
+    /// Requests on the key sent to its owner and not answered (rebuilds and snapshots included).
+    var inFlight = 0
+    /// Whether a SNAPSHOT of it is unanswered.
+    var snapshotInFlight = false
+    /// Requests waiting for a move, in arrival order.
+    var held: [ClientRequest] = []
+    /// A rebuild refused busy goes again only once the requests sent behind it are back: they found no
+    /// layout and wait here again, and nothing sent after them may overtake them.
+    var rebuildWhenQuiet = false
+    /// Changed only by the transitions below (`BrokerCore`'s extension in this file).
+    fileprivate(set) var phase = Phase.settled
+
+    init(key: LayoutKey) {
+        self.key = key
+        hash = Rendezvous.hash(key)
+    }
+
+    /// Whether new requests must wait at the broker.
+    var isHolding: Bool {
+        switch phase {
+        case .draining, .queued, .restoring, .awaitingReturn: return true
+        case .settled: return false
+        }
+    }
+
+    var isSettled: Bool {
+        if case .settled = phase { return true }
+        return false
+    }
+}
+
+
+/// How many times keys went through each transition, and were lost.
+struct OwnershipCounters {
+    var settled = 0
+    var drained = 0
+    var queued = 0
+    var rebuilt = 0
+    var awaitedReturn = 0
+    var fallbackChanged = 0
+}
+
+extension BrokerCore {
+    /// → settled: served by its owner, which may be none (a key no worker keeps, placed at its next request).
+    func settle(_ record: KeyRecord) {
+        enter(record, .settled)
+        ownership.settled += 1
+    }
+
+    /// settled → draining: a move toward `target` waits for the requests at the current owner.
+    func drain(_ record: KeyRecord, toward target: WorkerRecord) {
+        enter(record, .draining(target: target))
+        ownership.drained += 1
+    }
+
+    /// → queued: the key waits for a rebuild slot at `target` (a move drained, a death, a rebuild refused
+    /// busy); requests wait at the broker.
+    func queueRebuild(_ record: KeyRecord, at target: WorkerRecord) {
+        enter(record, .queued(target: target))
+        ownership.queued += 1
+    }
+
+    /// → restoring: a rebuild was sent to `target`, its owner from now; `previous` keeps its copy until
+    /// the rebuild succeeds.
+    func beginRebuild(_ record: KeyRecord, at target: WorkerRecord, keepingCopyAt previous: WorkerRecord?) {
+        enter(record, .restoring(target: target, previous: previous))
+        ownership.rebuilt += 1
+    }
+
+    /// restoring: the worker that keeps a copy until the rebuild succeeds changes (gone, or found again).
+    func keepFallback(_ record: KeyRecord, at previous: WorkerRecord?) {
+        guard case .restoring(let target, _) = record.phase else { return }
+        record.phase = .restoring(target: target, previous: previous)
+        ownership.fallbackChanged += 1
+    }
+
+    /// settled → awaitingReturn: its owner's connection dropped; it waits for that worker until `until`.
+    func awaitReturn(_ record: KeyRecord, of worker: String, until: Nanos) {
+        enter(record, .awaitingReturn(from: worker, until: until))
+        ownership.awaitedReturn += 1
+    }
+
+    /// The key's layout cannot be rebuilt: `invalidated` with reason `lost`, one version on.
+    func lose(_ record: KeyRecord) {
+        counters.lost += 1
+        record.version += 1
+        record.kept = false
+        recipes.remove(record.key, droppedAt: record.version)
+        let event = EventEncoder.invalidated(layout: record.key.name, version: record.version, reason: .lost, contentSize: record.contentSize ?? .zero)
+        output.publish(event, namespace: record.key.namespace)
+    }
+
+    /// Changes a key's phase, keeping count of the keys in motion.
+    private func enter(_ record: KeyRecord, _ phase: KeyRecord.Phase) {
+        let wasSettled = record.isSettled
+        record.phase = phase
+        if wasSettled, !record.isSettled { keysInMotion += 1 }
+        if !wasSettled, record.isSettled {
+            keysInMotion -= 1
+            if keysInMotion == 0 { releaseWaitingLists() }
+        }
+    }
+
+    /// Keys in each phase now, for `stats`.
+    var keysByPhase: [String: Int] {
+        var counts = ["settled": 0, "draining": 0, "queued": 0, "restoring": 0, "awaitingReturn": 0]
+        for record in keys.values {
+            switch record.phase {
+            case .settled: counts["settled", default: 0] += 1
+            case .draining: counts["draining", default: 0] += 1
+            case .queued: counts["queued", default: 0] += 1
+            case .restoring: counts["restoring", default: 0] += 1
+            case .awaitingReturn: counts["awaitingReturn", default: 0] += 1
+            }
+        }
+        return counts
+    }
+}
