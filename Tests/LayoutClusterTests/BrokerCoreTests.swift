@@ -285,6 +285,25 @@ import Testing
         #expect(((cluster.reply(for: again)?["result"] as? [String: Any])?["version"] as? Int ?? 0) > dropped, "versions go on past the drop")
     }
 
+    /// Simulator, seed 17239: a worker restarted empty joins within the drop grace, and its keys, which
+    /// waited for it, are rebuilt on it at once. The broker's epoch must reach it before the rebuild, or
+    /// the rebuilt copy carries no epoch and a stale copy outranks it after a broker restart.
+    @Test func aKeyRebuiltOnAWorkerAsItJoinsIsStampedWithTheBrokersEpoch() throws {
+        let cluster = SimulatedCluster(dropGraceNanos: 2_000_000_000)
+        cluster.join("a")
+        cluster.request(prepareBody("feed", count: 5))
+        cluster.deliverAll()
+        cluster.kill("a")
+        cluster.replaceProcess("a")          // a new process under the same name, holding nothing
+        cluster.join("a")
+        let orders = cluster.orders(to: "a")
+        #expect(orders.first?.isHeartbeat == true, "the epoch before anything else: \(orders)")
+        #expect(orders.contains { $0.isRestore })
+        cluster.deliverAll()
+        let copy = try #require(cluster.workers["a"]?.store.summaries().first)
+        #expect(copy.version == 1 && copy.epoch == cluster.core.epoch)
+    }
+
     /// With a refused rebuild too: found by the simulator (seed 2842), the version-only rebuild that
     /// carries a lost key's count to its new worker was not sent again when refused busy, so the next
     /// prepare there began at 1.

@@ -29,9 +29,11 @@ extension BrokerCore {
         addToLive(worker)
         counters.workersJoined += 1
         logger.info("worker joined", metadata: ["worker": "\(worker.name)", "address": "\(address)", "credit": "\(worker.credit)", "keys": "\(ready.keys.count)"])
-        adopt(ready.keys, from: worker)
-        // The epoch first, before any request: the worker stamps what it changes for this broker with it.
+        // The epoch first, before any request or rebuild (taking its keys back may send both at once): the
+        // worker stamps what it changes for this broker with it (simulator, seed 17239: a rebuild sent
+        // before it was stamped with no epoch, and a stale copy outranked it after a broker restart).
         _ = output.send(.heartbeat, to: routingID)
+        adopt(ready.keys, from: worker)
         rebalance(toward: worker)
     }
 

@@ -64,7 +64,7 @@ public struct ClusterConfiguration: Sendable, Hashable {
     /// for that worker to register again with them (a TCP reset healed: it reconnects at once) before it
     /// rebuilds them elsewhere, as after a death. What it costs: a worker killed outright is failed over
     /// this much later. 0: rebuilt at once.
-    public var dropGraceMilliseconds = 200
+    public var dropGraceMilliseconds = 100
     /// The wait in effect: `rejoinMilliseconds`, or its default.
     public var resolvedRejoinMilliseconds: Int {
         rejoinMilliseconds ?? heartbeatMilliseconds * liveness + reconnectMilliseconds
