@@ -103,6 +103,11 @@ extension BrokerCore {
         }
         record.inFlight += 1
         setOwner(record, target)
+        // An assignment: from here a copy stamped with an earlier epoch is older than this rebuild, even
+        // one at a higher version (a change answered unavailable that its cut-off worker applied), and
+        // loses to it whatever becomes of the rebuild (simulator, seed 67458: such a copy was taken back
+        // after the rebuild's worker was cut off, and the abandoned rebuild's copy outranked it later).
+        assignEpoch(record, max(record.epoch, epoch))
         beginRebuild(record, at: target, keepingCopyAt: previous)
         flushHeld(record)
     }

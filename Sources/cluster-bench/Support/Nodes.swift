@@ -31,6 +31,10 @@ enum Nodes {
         cluster.role = .broker
         // A fresh cluster: no worker of an earlier broker to wait for.
         cluster.rejoinMilliseconds = 0
+        // As a broker process reads it, so that failover can be measured with and without the grace.
+        if let grace = ProcessInfo.processInfo.environment["LAYOUTD_CLUSTER_DROP_GRACE_MILLIS"].flatMap(Int.init) {
+            cluster.dropGraceMilliseconds = grace
+        }
         cluster.backEndpoint = "tcp://127.0.0.1:*"
         cluster.eventsInEndpoint = "tcp://127.0.0.1:*"
         return try ClusterBroker(configuration: configuration(workers: 1), cluster: cluster, logger: logger).start()
