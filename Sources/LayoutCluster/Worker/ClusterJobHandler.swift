@@ -45,7 +45,7 @@ struct ClusterJobHandler: JobHandler {
                 let error = WireError(.unavailable, "this worker lost its broker before running the request; it was not applied")
                 return JobReply(body: ReplyBody(ReplyEncoder.failure(id: request.request.id, error: error)), op: request.request.operation.name.rawValue, errorCode: error.code.rawValue)
             }
-            let reply = handler.execute(request)
+            let reply = JobOrigin.$conversation.withValue(conversation) { handler.execute(request) }
             // A change is stamped with the epoch it was made under: READY reports it, and a restarted
             // broker orders copies of a key by (epoch, version).
             if reply.errorCode == nil, epoch > 0, let key = request.changedKey { store.stamp(key, epoch: epoch) }

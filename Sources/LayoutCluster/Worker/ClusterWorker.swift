@@ -45,15 +45,15 @@ public struct ClusterWorker: Service {
         let context = try Context()
         let mailbox = try Mailbox<IOMessage>()
         let stats = ServerStats()
-        let store = LayoutStore(capacityBytes: configuration.storeCapacityBytes) { change in
+        let membership = WorkerMembership(livenessNanos: UInt64(cluster.heartbeatMilliseconds) * 1_000_000 * UInt64(cluster.liveness))
+        let store = LayoutStore(capacityBytes: configuration.storeCapacityBytes, onChange: JobOrigin.fenced(by: membership) { change in
             // The namespace goes with the event to the broker, which publishes it to that namespace's
             // subscribers alone (with CURVE; without it, every key is in "").
             let (namespace, event) = change.event
             mailbox.post(.event(namespace: namespace, topic: event.topic, body: event.body))
-        }
+        })
         let handler = RequestHandler(store: store, stats: stats, limits: configuration.inputLimits, startedAt: Date())
         let brokerJobs = BrokerJobDesk()
-        let membership = WorkerMembership(livenessNanos: UInt64(cluster.heartbeatMilliseconds) * 1_000_000 * UInt64(cluster.liveness))
         var jobs = ClusterJobHandler(handler: handler, store: store, stats: stats, limits: configuration.inputLimits, brokerJobs: brokerJobs)
         jobs.membership = membership
         let pool = WorkerPool(workers: configuration.resolvedWorkers, queueCapacity: configuration.queueCapacity, handler: jobs, stats: stats) { reply in

@@ -1,0 +1,47 @@
+import Foundation
+import LayoutServer
+import Synchronization
+import Testing
+@testable import LayoutCluster
+
+/// Issue 14: events fenced by the worker's connection to its broker. A change a worker was running when
+/// its broker gave up on the connection is not published (its queued ones do not even run).
+struct JobOriginTests {
+    /// A worker's job handler over a store whose events go through the fence: `feed` prepared, then
+    /// `body` run; `connectionEnds` ends the connection as the store emits the change's event, that is
+    /// while the request runs. The events published for `body`, and whether it succeeded.
+    private func run(_ body: String, connectionEnds: Bool) -> (published: Int, ok: Bool) {
+        let membership = WorkerMembership(livenessNanos: 1_000_000_000)
+        let published = Mutex(0)
+        let running = Atomic<Bool>(false)
+        let fenced = JobOrigin.fenced(by: membership) { _ in published.withLock { $0 += 1 } }
+        let store = LayoutStore(capacityBytes: 1 << 30) { change in
+            if connectionEnds, running.load(ordering: .relaxed) { membership.noteLeft() }
+            fenced(change)
+        }
+        let stats = ServerStats()
+        let limits = ServerConfiguration().inputLimits
+        var jobs = ClusterJobHandler(handler: RequestHandler(store: store, stats: stats, limits: limits, startedAt: Date()), store: store, stats: stats, limits: limits, brokerJobs: BrokerJobDesk())
+        jobs.membership = membership
+        func execute(_ body: String) -> JobReply {
+            switch jobs.decode(RequestBody(Array(body.utf8), caller: .anonymous, epoch: 7, conversation: membership.conversation)) {
+            case .reply(let refused): return refused
+            case .run(let job, _): return jobs.execute(job)
+            }
+        }
+        _ = execute(prepareBody("feed", count: 5))
+        published.withLock { $0 = 0 }
+        running.store(true, ordering: .relaxed)
+        let reply = execute(body)
+        return (published.withLock { $0 }, reply.errorCode == nil)
+    }
+
+    @Test func aChangeRunningWhenTheConnectionEndsPublishesNothing() {
+        let body = updateBody("feed", insert: "x")
+        let joined = run(body, connectionEnds: false)
+        #expect(joined.ok && joined.published == 1, "published while the connection lives")
+        let cutOff = run(body, connectionEnds: true)
+        #expect(cutOff.ok, "it ran: it was admitted before the connection ended")
+        #expect(cutOff.published == 0, "its event is not published")
+    }
+}
