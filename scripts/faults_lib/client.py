@@ -97,6 +97,19 @@ class History:
 FULL_RECT = {"x": 0, "y": 0, "width": 100000, "height": 100000000}
 
 
+def fresh_dealer(ctx, endpoint, old=None, reconnect_ivl=None):
+    """A new DEALER connected to `endpoint`, closing `old` first: a socket whose request timed out is
+    replaced (Lazy Pirate), so a late reply never answers a later request."""
+    if old is not None:
+        old.close(linger=0)
+    socket = ctx.socket(zmq.DEALER)
+    socket.setsockopt(zmq.LINGER, 0)
+    if reconnect_ivl is not None:
+        socket.setsockopt(zmq.RECONNECT_IVL, reconnect_ivl)
+    socket.connect(endpoint)
+    return socket
+
+
 class Front:
     """A DEALER on the broker's front, owned by one thread. Requests are matched to replies by id;
     after a timeout the socket is replaced (Lazy Pirate), so a late reply never answers a later request."""
@@ -108,12 +121,7 @@ class Front:
         self._open()
 
     def _open(self):
-        if self.socket is not None:
-            self.socket.close(linger=0)
-        self.socket = self.ctx.socket(zmq.DEALER)
-        self.socket.setsockopt(zmq.LINGER, 0)
-        self.socket.setsockopt(zmq.RECONNECT_IVL, 50)
-        self.socket.connect(self.endpoint)
+        self.socket = fresh_dealer(self.ctx, self.endpoint, self.socket, reconnect_ivl=50)
 
     def close(self):
         if self.socket is not None:

@@ -12,6 +12,8 @@ import urllib.request
 
 import zmq
 
+from .client import fresh_dealer
+
 _ALL = []          # every Proc ever started, for cleanup
 _TAKEN = set()     # ports handed out in this run
 _SETPRIV = shutil.which("setpriv")
@@ -336,11 +338,7 @@ class Reference:
         self._open()
 
     def _open(self):
-        if self.socket is not None:
-            self.socket.close(linger=0)
-        self.socket = self.ctx.socket(zmq.DEALER)
-        self.socket.setsockopt(zmq.LINGER, 0)
-        self.socket.connect(self.front)
+        self.socket = fresh_dealer(self.ctx, self.front, self.socket)
 
     def call(self, body, timeout=10.0):
         """One request; the decoded reply. A reference that does not answer is a harness error."""

@@ -141,19 +141,27 @@ def _rounds(s):
     return 1 if s.scale.small else 2
 
 
-def worker_kill(s):
+def _lose_busiest_worker(s, fault, gone):
+    """Rounds of: the busiest worker taken away under load by `fault(victim)`, `gone(victim)` checked,
+    load meanwhile, then the worker started again and joined."""
     s.start_load()
     for round_ in range(_rounds(s)):
         s.requests(s.scale.warm)
         victim = s.busiest_worker()
         s.phase("fault")
-        s.burst_then(lambda: s.cluster.workers[victim].kill9())
-        s.must(s.cluster.wait_dead(victim), f"{victim} declared dead after kill -9")
+        s.burst_then(lambda: fault(victim))
+        gone(victim)
         s.requests(s.scale.during)
         s.phase("heal")
         s.cluster.start_worker(victim)
         s.must(s.cluster.wait_alive(s.expected), f"{victim} joined again")
     s.requests(s.scale.after)
+
+
+def worker_kill(s):
+    _lose_busiest_worker(
+        s, lambda victim: s.cluster.workers[victim].kill9(),
+        lambda victim: s.must(s.cluster.wait_dead(victim), f"{victim} declared dead after kill -9"))
 
 
 def broker_restart(s):
@@ -212,19 +220,10 @@ def partition_long(s):
 
 
 def worker_sigterm(s):
-    s.start_load()
-    for round_ in range(_rounds(s)):
-        s.requests(s.scale.warm)
-        victim = s.busiest_worker()
-        s.phase("fault")
-        s.burst_then(lambda: s.cluster.workers[victim].term())
+    def gone(victim):
         s.must(s.cluster.workers[victim].wait_exit(30), f"{victim} exited after SIGTERM")
         s.must(s.cluster.wait_dead(victim), f"{victim} no longer alive after leaving")
-        s.requests(s.scale.during)
-        s.phase("heal")
-        s.cluster.start_worker(victim)
-        s.must(s.cluster.wait_alive(s.expected), f"{victim} joined again")
-    s.requests(s.scale.after)
+    _lose_busiest_worker(s, lambda victim: s.cluster.workers[victim].term(), gone)
 
 
 def worker_join(s):

@@ -235,7 +235,8 @@ final class BrokerLoop {
                 }
             }
             let busy = frontPending || statsPending || backPending || monitorPending || capturePending || !mailbox.prepareToBlock()
-            let untilTick = Swift.min(nextTick, core.nextReturnDeadline ?? nextTick) > time ? Swift.min(nextTick, core.nextReturnDeadline ?? nextTick) - time : 0
+            let wakeAt = Swift.min(nextTick, core.nextReturnDeadline ?? nextTick)
+            let untilTick = wakeAt > time ? wakeAt - time : 0
             let wait: Duration = busy ? .zero : drainingSince == nil ? .nanoseconds(Int64(untilTick)) : .milliseconds(20)
             let ready: DescriptorPoll.Ready
             do {
