@@ -84,8 +84,8 @@ import Testing
     }
 
     @Test func commandsKeepTheirMDPNumbers() {
-        #expect(WorkerCommand.allCases.map(\.rawValue) == [0x01, 0x02, 0x03, 0x04, 0x05, 0x81, 0x82, 0x83])
-        #expect(WorkerProtocol.extensionVersion == 4)
+        #expect(WorkerCommand.allCases.map(\.rawValue) == [0x01, 0x02, 0x03, 0x04, 0x05, 0x81, 0x82, 0x83, 0x84])
+        #expect(WorkerProtocol.extensionVersion == 5)
         #expect(WorkerProtocol.header == Array("MDPW01".utf8))
     }
 

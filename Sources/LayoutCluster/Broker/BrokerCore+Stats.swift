@@ -5,7 +5,8 @@ import LayoutWire
 
 extension BrokerCore {
     /// What the proxy's capture saw: an event on its way to subscribers, or a subscription change on its
-    /// way to the workers. Evictions tell the broker a key is no longer kept.
+    /// way to the workers. Evictions are not read here: the stream does not say which worker's copy was
+    /// evicted, so they come from the workers themselves (EVICTED, `workerEvicted`).
     func observeCaptured(_ frames: [[UInt8]]) {
         if frames.count == 1, let kind = frames[0].first, kind <= 1 {
             let topic = Array(frames[0].dropFirst())
@@ -19,17 +20,7 @@ extension BrokerCore {
         // `[topic, body]`, and the layout's namespace third when it has one.
         guard frames.count == 2 || frames.count == 3 else { return }
         eventsPublished += 1
-        guard frames[0].starts(with: Self.invalidatedPrefix) else { return }
-        let summary = EventSummary(scanning: frames[1])
-        let namespace = frames.count == 3 ? String(decoding: frames[2], as: UTF8.self) : ""
-        guard summary.reason == .evicted, let name = summary.layout, let version = summary.version,
-              let record = keys[LayoutKey(namespace: namespace, name: name)], version > record.version else { return }
-        record.kept = false
-        record.version = version
-        recipes.remove(record.key, droppedAt: version)
     }
-
-    private static let invalidatedPrefix = Array("invalidated:".utf8)
 
     /// The stats socket's answer: the single daemon's members for the whole cluster, and `cluster`.
     func statsAnswer(_ kind: StatsRequestKind, now: Nanos) -> [UInt8] {
@@ -102,7 +93,8 @@ extension BrokerCore {
                 "moves": c.moves, "lost": c.lost, "released": c.released, "supersededCopies": c.supersededCopies,
                 "workersJoined": c.workersJoined, "workersDied": c.workersDied, "epochAdvances": c.epochAdvances,
                 "connectionsDropped": c.connectionsDropped, "keysKeptThroughDrops": c.keysKeptThroughDrops,
-                "keysRebuiltAfterDrops": c.keysRebuiltAfterDrops, "reprotected": c.reprotected,
+                "keysRebuiltAfterDrops": c.keysRebuiltAfterDrops, "standbyRebuilds": c.standbyRebuilds, "standbysUsed": c.standbysUsed,
+                "evictions": c.evictions, "staleEvictions": c.staleEvictions, "reprotected": c.reprotected,
                 "snapshots": c.snapshots, "snapshotFailures": c.snapshotFailures,
             ],
             "recipes": ["count": recipes.count, "bytes": recipes.totalBytes, "capacityBytes": recipes.capacityBytes, "evicted": c.recipesEvicted, "dropped": c.recipesDropped],

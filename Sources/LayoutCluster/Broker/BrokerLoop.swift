@@ -412,6 +412,9 @@ final class BrokerLoop {
         case .disconnect:
             guard let worker = core.heard(from: head.identity, now: time) else { return }
             core.workerLeaving(worker)
+        case .evicted:
+            guard lastIndex == 4, let worker = core.heard(from: head.identity, now: time), let report = EvictionReport(frame: last.bytes) else { return }
+            core.workerEvicted(report.evicted, at: worker)
         case .request, .restore, .release, .snapshot:
             logger.debug("broker command from a worker ignored")
         }

@@ -65,6 +65,10 @@ final class ClusterMetrics {
         series.advance("layoutd_cluster_connections_dropped_total", to: c.connectionsDropped)
         series.advance("layoutd_cluster_keys_kept_through_drops_total", to: c.keysKeptThroughDrops)
         series.advance("layoutd_cluster_keys_rebuilt_after_drops_total", to: c.keysRebuiltAfterDrops)
+        series.advance("layoutd_cluster_standby_rebuilds_total", to: c.standbyRebuilds)
+        series.advance("layoutd_cluster_standbys_used_total", to: c.standbysUsed)
+        series.advance("layoutd_cluster_evictions_total", to: c.evictions)
+        series.advance("layoutd_cluster_stale_evictions_total", to: c.staleEvictions)
         series.advance("layoutd_cluster_reprotected_total", to: c.reprotected)
 
         series.set("layoutd_cluster_recipes", Double(core.recipes.count))

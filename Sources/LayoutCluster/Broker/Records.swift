@@ -221,6 +221,14 @@ struct RoutingCounters {
     var connectionsDropped = 0
     var keysKeptThroughDrops = 0
     var keysRebuiltAfterDrops = 0
+    /// Copies rebuilt on another worker while a dropped worker's keys wait for its return, and those of
+    /// them that became the key's copy because it did not return in time (`BrokerCore+Returns`).
+    var standbyRebuilds = 0
+    var standbysUsed = 0
+    /// Evictions reported by the key's owner (the key is no longer kept), and by a worker whose copy
+    /// was not the key's (ignored: a stale copy).
+    var evictions = 0
+    var staleEvictions = 0
     var eventsPublished = 0
     var recipesEvicted = 0
     /// Recipes dropped because an acknowledged change's version did not follow on from theirs.

@@ -21,6 +21,10 @@ public enum WorkerCommand: UInt8, Sendable, Hashable, CaseIterable {
     /// Extension (protocol 3), broker → worker: answer a key's layout as the body of a `prepare` that
     /// rebuilds it, and the version it stands at (see `SnapshotRequest`, `SnapshotOutcome`).
     case snapshot = 0x83
+    /// Extension (protocol 5), worker → broker: layouts its store pushed out of memory, each at the
+    /// version of its `invalidated` event (see `EvictionReport`). On the DEALER, in order with the
+    /// worker's replies, so the broker knows which worker evicted which copy (issue 14, defect 3).
+    case evicted = 0x84
 
     /// The command's frame: one byte.
     public var frame: [UInt8] { [rawValue] }
@@ -35,8 +39,10 @@ public enum WorkerProtocol {
     /// The version of layoutd's extensions; READY declares it. Version 2 adds CURVE namespaces: the
     /// caller's frame in REQUEST, a namespace in READY's keys, RESTORE's header and RELEASE, and in events.
     /// Version 3 adds SNAPSHOT. Version 4 adds epochs: the broker's epoch in its HEARTBEAT, and the
-    /// epoch each kept layout was last changed under in READY's keys.
-    public static let extensionVersion = 4
+    /// epoch each kept layout was last changed under in READY's keys. Version 5 adds EVICTED.
+    public static let extensionVersion = 5
+    /// The first version that reports its evictions in EVICTED.
+    public static let evictionVersion = 5
     /// The first version with epochs.
     public static let epochVersion = 4
     /// The first version with SNAPSHOT: a broker asks only workers of this version or later for one.

@@ -39,10 +39,11 @@ enum ClusterSummary {
             lines.append("keys: " + counts([
                 "moved": "moves", "rebuilt": "restores", "rebuilds failed": "restoreFailures", "seeded": "seeds", "lost": "lost",
                 "released": "released", "superseded": "supersededCopies", "compacted": "snapshots", "snapshots dropped": "snapshotFailures",
-                "protected again": "reprotected",
+                "protected again": "reprotected", "evicted": "evictions", "stale evictions": "staleEvictions",
             ]))
             lines.append("dropped connections: " + counts([
                 "dropped": "connectionsDropped", "keys kept": "keysKeptThroughDrops", "keys rebuilt": "keysRebuiltAfterDrops",
+                "standby rebuilds": "standbyRebuilds", "standbys used": "standbysUsed",
             ]))
             lines.append("broker answered: " + counts(["unavailable": "unavailable", "busy": "busy"])
                 + "; workers " + counts(["joined": "workersJoined", "died": "workersDied"])

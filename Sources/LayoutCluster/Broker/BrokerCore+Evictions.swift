@@ -1,0 +1,30 @@
+import LayoutServer
+import LayoutWire
+
+/// Evictions reported by the workers whose stores made them (EVICTED, protocol 5). The event stream
+/// cannot say which worker published an `evicted`: believed from anyone, a stale copy evicted on one
+/// worker (a copy a move left behind, or one kept until a rebuild succeeds) dropped the recipe of a key
+/// its owner still kept, which a later death then lost without a `lost` (issue 14, defect 3).
+extension BrokerCore {
+    /// `worker` evicted these copies. Only the key's owner speaks for the key, and only past the version
+    /// the broker knows (an eviction older than a change since acknowledged is stale). A copy kept until
+    /// a rebuild succeeds is no longer there to fall back on.
+    func workerEvicted(_ evicted: [ReadyInfo.KeyVersion], at worker: WorkerRecord) {
+        for entry in evicted {
+            guard let record = keys[entry.key] else { continue }
+            if case .restoring(_, let previous) = record.phase, previous === worker {
+                keepFallback(record, at: nil)
+                counters.staleEvictions += 1
+                continue
+            }
+            guard record.owner === worker, record.kept, entry.version > record.version else {
+                counters.staleEvictions += 1
+                continue
+            }
+            counters.evictions += 1
+            record.kept = false
+            record.version = entry.version
+            recipes.remove(record.key, droppedAt: entry.version)
+        }
+    }
+}

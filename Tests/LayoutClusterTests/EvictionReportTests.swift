@@ -1,0 +1,85 @@
+import Foundation
+import LayoutServer
+import LayoutWire
+import Testing
+@testable import LayoutCluster
+
+/// Issue 14, defect 3: evictions were believed from the event stream, whoever published them. A stale
+/// copy evicted on another worker dropped the recipe of a key its owner still kept, and the owner's death
+/// then lost the key with no `lost`. Evictions now count only when the key's owner reports them (EVICTED).
+@Suite struct EvictionReportTests {
+    /// Workers a and b, `feed` prepared and changed once (version 2): the cluster, a query's frames, the
+    /// owner and the other worker.
+    private func feedChangedOnce() throws -> (cluster: SimulatedCluster, frames: [UInt8], owner: String, other: String) {
+        let cluster = SimulatedCluster()
+        cluster.join("a")
+        cluster.join("b")
+        cluster.request(prepareBody("feed"))
+        cluster.deliverAll()
+        cluster.request(updateBody("feed", insert: "x"))
+        cluster.deliverAll()
+        let query = cluster.request(queryBody("feed", id: "same"))
+        cluster.deliverAll()
+        let frames = try #require(cluster.replyBytes(for: query))
+        let owner = try #require(cluster.core.keys[LayoutKey(name: "feed")]?.owner?.name)
+        return (cluster, frames, owner, owner == "a" ? "b" : "a")
+    }
+
+    private func evicted(_ key: String, at version: Int) -> [ReadyInfo.KeyVersion] {
+        [ReadyInfo.KeyVersion(key: LayoutKey(name: key), version: version)]
+    }
+
+    @Test func aStaleCopysEvictionLeavesTheKeyProtected() throws {
+        let (cluster, frames, owner, other) = try feedChangedOnce()
+        // Another worker's copy evicted, as its event passes the proxy's capture, and as it reports it.
+        let event = EventEncoder.invalidated(layout: "feed", version: 3, reason: .evicted, contentSize: .zero)
+        cluster.core.observeCaptured([Array(event.topic), Array(event.body)])
+        cluster.core.workerEvicted(evicted("feed", at: 3), at: try #require(cluster.record(of: other)))
+        #expect(cluster.core.counters.staleEvictions == 1 && cluster.core.counters.evictions == 0)
+        #expect(cluster.core.recipes.recipe(for: LayoutKey(name: "feed")) != nil)
+
+        // The owner dies: the key is rebuilt from its recipe, bit for bit.
+        cluster.kill(owner)
+        cluster.deliverAll()
+        let query = cluster.request(queryBody("feed", id: "same"))
+        cluster.deliverAll()
+        let same = cluster.replyBytes(for: query) == frames
+        #expect(same, "the rebuilt key answers as before: \(String(decoding: cluster.replyBytes(for: query) ?? [], as: UTF8.self).prefix(200))")
+        #expect(cluster.published.isEmpty)
+    }
+
+    @Test func theOwnersEvictionEndsTheKeysProtectionAndItsVersionsContinue() throws {
+        let (cluster, _, owner, _) = try feedChangedOnce()
+        let keeper = try #require(cluster.record(of: owner))
+        // Stale: an eviction older than what the broker acknowledged says nothing.
+        cluster.core.workerEvicted(evicted("feed", at: 2), at: keeper)
+        #expect(cluster.core.recipes.recipe(for: LayoutKey(name: "feed")) != nil)
+        cluster.core.workerEvicted(evicted("feed", at: 3), at: keeper)
+        #expect(cluster.core.counters.evictions == 1 && cluster.core.counters.staleEvictions == 1)
+        #expect(cluster.core.recipes.recipe(for: LayoutKey(name: "feed")) == nil)
+        #expect(cluster.core.keys[LayoutKey(name: "feed")]?.kept == false)
+
+        // Its death rebuilds nothing and publishes nothing: the client was told `evicted` already.
+        let restoresBefore = cluster.core.counters.restores
+        cluster.kill(owner)
+        cluster.deliverAll()
+        #expect(cluster.core.counters.restores == restoresBefore)
+        #expect(cluster.published.isEmpty)
+        // A new prepare continues past the eviction's version.
+        let prepare = cluster.request(prepareBody("feed"))
+        cluster.deliverAll()
+        #expect((cluster.reply(for: prepare)?["result"] as? [String: Any])?["version"] as? Int == 4)
+    }
+
+    @Test func theFrameCarriesKeysInTheirNamespaces() throws {
+        let report = EvictionReport(evicted: [
+            ReadyInfo.KeyVersion(key: LayoutKey(name: "feed"), version: 3),
+            ReadyInfo.KeyVersion(key: LayoutKey(namespace: "alice", name: "wall"), version: 9),
+        ])
+        #expect(EvictionReport(frame: report.frame) == report)
+        // Malformed entries are skipped; a frame that is not such an object is refused.
+        let mixed = EvictionReport(frame: Array(#"{"evicted": [["feed", 3, ""], ["", 2, ""], ["x", "2", ""], ["y", 0, ""], ["z", 4]]}"#.utf8))
+        #expect(mixed?.evicted == [ReadyInfo.KeyVersion(key: LayoutKey(name: "feed"), version: 3)])
+        #expect(EvictionReport(frame: Array("[]".utf8)) == nil)
+    }
+}
