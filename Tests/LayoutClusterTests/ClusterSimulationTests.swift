@@ -32,6 +32,8 @@ struct ClusterSimulationTests {
         let seeds = Self.only.map { [$0] } ?? (Self.firstSeed == 0 ? Self.regressionSeeds.filter { !sweep.contains($0) } + sweep : sweep)
         let shown = Self.only == nil ? 40 : Int.max
         let started = ContinuousClock.now
+        // What the sweep went through, as the last broker process of each seed counted it.
+        var standbys = (rebuilt: 0, used: 0, keptThroughDrops: 0)
         for seed in seeds {
             var simulation = Simulation(seed: seed)
             for _ in 0..<Self.steps {
@@ -47,12 +49,16 @@ struct ClusterSimulationTests {
                 Issue.record("seed \(seed) at rest: \(problem)\nhistory:\n\(simulation.history.suffix(shown).joined(separator: "\n"))")
                 return
             }
+            let counters = simulation.cluster.core.counters
+            standbys.rebuilt += counters.standbyRebuilds
+            standbys.used += counters.standbysUsed
+            standbys.keptThroughDrops += counters.keysKeptThroughDrops
         }
         #expect(totalSteps == seeds.count * Self.steps)
         // The sweep's figures (`scripts/simulate` gathers them).
         let elapsed = started.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print(#"{"bench": "simulation", "firstSeed": \#(Self.firstSeed), "seeds": \#(seeds.count), "steps": \#(totalSteps), "seconds": \#((seconds * 1000).rounded() / 1000), "stepsPerSecond": \#(Int(Double(totalSteps) / max(seconds, 1e-9)))}"#)
+        print(#"{"bench": "simulation", "firstSeed": \#(Self.firstSeed), "seeds": \#(seeds.count), "steps": \#(totalSteps), "seconds": \#((seconds * 1000).rounded() / 1000), "stepsPerSecond": \#(Int(Double(totalSteps) / max(seconds, 1e-9))), "standbyRebuilds": \#(standbys.rebuilt), "standbysUsed": \#(standbys.used), "keysKeptThroughDrops": \#(standbys.keptThroughDrops)}"#)
     }
 }
 

@@ -55,10 +55,22 @@ import ZeroMQ
         if withGrace {
             #expect(rebuilds == 0, "no key rebuilt: \(after)")
             #expect(after["moves"] == before["moves"])
+            #expect(after["standbysUsed"] == 0)
             #expect(try cluster.workerStates().first { $0.name == "relayed" && $0.state == "alive" }?.keys == relayedKeys)
+            // The standby copies rebuilt on the other worker while the keys waited are released: each
+            // worker keeps its own keys alone.
+            try poll("the standby copies released", state: { "\(try layoutsAndKeys(cluster))" }) {
+                try layoutsAndKeys(cluster).allSatisfy { $0.layouts == $0.keys }
+            }
         } else {
             #expect(rebuilds >= relayedKeys, "without a grace, the worker's keys are rebuilt elsewhere: \(after)")
         }
+    }
+
+    /// Each live worker's layouts (from its heartbeat) and keys (the broker's table).
+    private func layoutsAndKeys(_ cluster: ProcessCluster) throws -> [(layouts: Int, keys: Int)] {
+        let workers = ((try cluster.brokerStats()["cluster"] as? [String: Any])?["workers"] as? [[String: Any]]) ?? []
+        return workers.filter { $0["state"] as? String == "alive" }.map { ($0["layouts"] as? Int ?? -1, $0["keys"] as? Int ?? -2) }
     }
 
     private func routing(_ cluster: ProcessCluster) throws -> [String: Int] {

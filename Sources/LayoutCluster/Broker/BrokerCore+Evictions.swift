@@ -8,12 +8,18 @@ import LayoutWire
 extension BrokerCore {
     /// `worker` evicted these copies. Only the key's owner speaks for the key, and only past the version
     /// the broker knows (an eviction older than a change since acknowledged is stale). A copy kept until
-    /// a rebuild succeeds is no longer there to fall back on.
+    /// a rebuild succeeds, or a standby, is no longer there to fall back on.
     func workerEvicted(_ evicted: [ReadyInfo.KeyVersion], at worker: WorkerRecord) {
         for entry in evicted {
             guard let record = keys[entry.key] else { continue }
             if case .restoring(_, let previous) = record.phase, previous === worker {
                 keepFallback(record, at: nil)
+                counters.staleEvictions += 1
+                continue
+            }
+            if record.standby?.worker === worker {
+                // A standby copy evicted cannot stand in for the key's owner.
+                record.standby = nil
                 counters.staleEvictions += 1
                 continue
             }

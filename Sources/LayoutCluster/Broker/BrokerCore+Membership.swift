@@ -157,6 +157,7 @@ extension BrokerCore {
         guard let worker = byDescriptor[fileDescriptor], worker.isConnected else { return }
         counters.connectionsDropped += 1
         workerDied(worker, reason: "connection dropped", keysWaitUntil: settings.dropGraceNanos > 0 ? now + settings.dropGraceNanos : nil)
+        rebuildStandbys(forKeysOf: worker.name)
     }
 
     /// Every heartbeat interval: heartbeats out, and workers silent for `liveness` intervals declared dead.
@@ -220,6 +221,8 @@ extension BrokerCore {
                 }
             case .restore(let record, _, _):
                 record.inFlight -= 1
+            case .standby(let record, _):
+                if record.standby?.token == token { record.standby = nil }
             case .snapshot(let record, let recipe):
                 record.inFlight -= 1
                 record.snapshotInFlight = false

@@ -73,8 +73,15 @@ extension BrokerCore {
     func pumpRestores(at worker: WorkerRecord) {
         while worker.isAlive, worker.restoresInFlight < settings.restoresPerWorker, worker.hasCredit {
             guard let key = worker.urgentRestores.popFirst() ?? worker.restoreQueue.popFirst() else { return }
-            guard let record = keys[key], case .queued(let target) = record.phase, target === worker else { continue }
-            sendRestore(record, to: worker)
+            guard let record = keys[key] else { continue }
+            switch record.phase {
+            case .queued(let target) where target === worker:
+                sendRestore(record, to: worker)
+            case .awaitingReturn where record.standby?.worker === worker && record.standby?.token == nil:
+                sendStandby(record, to: worker)
+            default:
+                continue
+            }
         }
     }
 

@@ -54,6 +54,9 @@ extension BrokerCore {
             record.inFlight -= 1
             restoreFinished(record, header: header, at: worker, outcome: RestoreOutcome(body: first.array), epoch: pending.epoch)
             keyQuieted(record)
+        case .standby(let record, _):
+            worker.restoresInFlight -= 1
+            standbyFinished(record, token: token, at: worker, outcome: RestoreOutcome(body: first.array))
         case .snapshot(let record, let recipe):
             record.inFlight -= 1
             // Taken: the header, then the body; not taken: the header alone.

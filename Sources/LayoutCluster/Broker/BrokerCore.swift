@@ -200,6 +200,7 @@ final class BrokerCore {
         counters.held += 1
         // The first request to wait makes its key's rebuild urgent.
         if record.held.count == 1, case .queued(let target) = record.phase { promoteRestore(record.key, at: target) }
+        if record.held.count == 1, let standby = record.standby, standby.token == nil { promoteRestore(record.key, at: standby.worker) }
     }
 
     private func sendRespectingCredit(_ request: ClientRequest, to worker: WorkerRecord, record: KeyRecord?) {

@@ -58,6 +58,9 @@ final class KeyRecord {
     /// A rebuild refused busy goes again only once the requests sent behind it are back: they found no
     /// layout and wait here again, and nothing sent after them may overtake them.
     var rebuildWhenQuiet = false
+    /// While it waits for its dropped owner (`awaitingReturn`): a copy rebuilt meanwhile on another
+    /// worker, which becomes the key's copy if the owner does not return in time (`BrokerCore+Returns`).
+    var standby: Standby?
     /// Changed only by the transitions below (`BrokerCore`'s extension in this file).
     fileprivate(set) var phase = Phase.settled
 
@@ -80,6 +83,18 @@ final class KeyRecord {
     }
 }
 
+
+/// A copy of a key rebuilt on `worker` while the key waits for its dropped owner's return.
+struct Standby {
+    let worker: WorkerRecord
+    /// The RESTORE's, once sent (it may wait for a rebuild slot first).
+    var token: RequestToken?
+    /// Where the key stood when the rebuild was sent: the owner's copy is taken back only at this
+    /// version, and its epoch is the key's again then.
+    var before: (epoch: UInt64, version: Int) = (0, 0)
+    /// Whether the rebuild succeeded.
+    var ready = false
+}
 
 /// How many times keys went through each transition, and were lost.
 struct OwnershipCounters {

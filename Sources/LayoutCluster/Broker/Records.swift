@@ -116,6 +116,8 @@ final class Pending {
     enum Kind {
         case client(ClientRequest, KeyRecord?)
         case restore(KeyRecord, RestoreHeader, fromRecipe: Bool)
+        /// A copy rebuilt while the key waits for its dropped owner's return (`KeyRecord.standby`).
+        case standby(KeyRecord, RestoreHeader)
         /// A snapshot asked to compact `Recipe` (the recipe the key had then), or with nil to give a key
         /// without a recipe one (`BrokerCore.reprotect`).
         case snapshot(KeyRecord, Recipe?)
@@ -124,7 +126,8 @@ final class Pending {
 
     let token: RequestToken
     let worker: WorkerRecord
-    let kind: Kind
+    /// Changes once: a standby rebuild becomes the key's rebuild when its owner does not return in time.
+    var kind: Kind
     /// The broker's epoch when it was sent: the worker stamps what it changes with it (it heard every
     /// epoch advance before this), so the key's copy there stands at this epoch.
     let epoch: UInt64
@@ -222,7 +225,8 @@ struct RoutingCounters {
     var keysKeptThroughDrops = 0
     var keysRebuiltAfterDrops = 0
     /// Copies rebuilt on another worker while a dropped worker's keys wait for its return, and those of
-    /// them that became the key's copy because it did not return in time (`BrokerCore+Returns`).
+    /// them that became the key's copy because it did not return in time (`BrokerCore+Returns`; those
+    /// count in `restores` too).
     var standbyRebuilds = 0
     var standbysUsed = 0
     /// Evictions reported by the key's owner (the key is no longer kept), and by a worker whose copy

@@ -1,0 +1,137 @@
+import Foundation
+import LayoutServer
+import LayoutWire
+import Testing
+@testable import LayoutCluster
+
+/// Issue 14: a drop healed within `cluster.dropGraceMillis` moves no key, and the grace must not make a
+/// real death slower to recover from (the broker cannot tell a killed process from a reset connection).
+/// While a dropped worker's keys wait for it, each is rebuilt on the worker that would take it (a
+/// standby): released if the worker returns, the key's copy at once if it does not.
+@Suite struct StandbyRebuildTests {
+    private static let grace: Nanos = 2_000_000_000
+
+    /// Workers a and b with the grace, `feed` prepared and changed once (version 2): the cluster, a
+    /// query's answer, the owner and the other worker.
+    private func feedChangedOnce() throws -> (cluster: SimulatedCluster, frames: [UInt8], owner: String, other: String) {
+        let cluster = SimulatedCluster(dropGraceNanos: Self.grace)
+        cluster.join("a")
+        cluster.join("b")
+        cluster.request(prepareBody("feed"))
+        cluster.deliverAll()
+        cluster.request(updateBody("feed", insert: "x"))
+        cluster.deliverAll()
+        let query = cluster.request(queryBody("feed", id: "same"))
+        cluster.deliverAll()
+        let frames = try #require(cluster.replyBytes(for: query))
+        let owner = try #require(cluster.core.keys[LayoutKey(name: "feed")]?.owner?.name)
+        return (cluster, frames, owner, owner == "a" ? "b" : "a")
+    }
+
+    private func keeps(_ name: String, _ cluster: SimulatedCluster) -> Bool {
+        cluster.workers[name]?.store.entry(forKey: LayoutKey(name: "feed")) != nil
+    }
+
+    @Test func aWorkerBackWithinTheGraceKeepsItsKeysAndTheStandbyIsReleased() throws {
+        let (cluster, frames, owner, other) = try feedChangedOnce()
+        cluster.kill(owner)
+        // The standby is rebuilt at the acknowledged version while the key waits.
+        #expect(cluster.orders(to: other).contains { $0.restoreHeader == RestoreHeader(layout: "feed", version: 2, base: 1) })
+        let query = cluster.request(queryBody("feed", id: "same"))
+        cluster.deliverAll()
+        #expect(keeps(other, cluster))
+        #expect(cluster.replyCount(for: query) == 0, "requests wait for the owner's return")
+
+        cluster.join(owner)
+        #expect(cluster.orders(to: other).contains { $0.releasedKeys == [LayoutKey(name: "feed")] })
+        cluster.deliverAll()
+        #expect(cluster.replyBytes(for: query) == frames)
+        #expect(cluster.core.keys[LayoutKey(name: "feed")]?.owner?.name == owner)
+        #expect(!keeps(other, cluster))
+        let counters = cluster.core.counters
+        #expect(counters.keysKeptThroughDrops == 1 && counters.standbyRebuilds == 1 && counters.standbysUsed == 0)
+        #expect(counters.moves == 0 && counters.restores == 0)
+
+        // The change after it follows on at the owner.
+        let change = cluster.request(updateBody("feed", insert: "y"))
+        cluster.deliverAll()
+        #expect((cluster.reply(for: change)?["result"] as? [String: Any])?["version"] as? Int == 3)
+    }
+
+    @Test(arguments: [true, false]) func aWorkerNotBackWhenTheGraceEndsIsReplacedByItsStandby(standbyBuilt: Bool) throws {
+        let (cluster, frames, owner, other) = try feedChangedOnce()
+        cluster.kill(owner)
+        if standbyBuilt { cluster.deliverAll() }
+        let query = cluster.request(queryBody("feed", id: "same"))
+        #expect(cluster.replyCount(for: query) == 0)
+
+        cluster.advance(by: Self.grace + 1)
+        cluster.deliverAll()
+        // No second rebuild: the standby is the key's copy (counted as its rebuild).
+        #expect(cluster.replyBytes(for: query) == frames)
+        #expect(cluster.core.keys[LayoutKey(name: "feed")]?.owner?.name == other)
+        let counters = cluster.core.counters
+        #expect(counters.standbyRebuilds == 1 && counters.standbysUsed == 1 && counters.keysRebuiltAfterDrops == 1)
+        #expect(counters.restores == 1)
+        #expect(cluster.core.keysInMotion == 0)
+        // Its copy is stamped with the epoch after the drop, and the key stands there.
+        let copy = try #require(cluster.workers[other]?.store.summaries().first)
+        #expect(copy.epoch == cluster.core.epoch && cluster.core.keys[LayoutKey(name: "feed")]?.epoch == copy.epoch)
+
+        // The old owner, back late: its copy is older than the key's (by epoch) and goes. (The key then
+        // moves back to it, as to any worker that joins and wins it by rendezvous.)
+        cluster.join(owner)
+        cluster.deliverAll()
+        #expect([owner, other].filter { keeps($0, cluster) }.count == 1)
+        #expect(cluster.core.counters.released >= 1)
+        let change = cluster.request(updateBody("feed", insert: "y"))
+        cluster.deliverAll()
+        #expect((cluster.reply(for: change)?["result"] as? [String: Any])?["version"] as? Int == 3)
+    }
+
+    /// The owner applied a change and was cut off before its answer left (`unavailable`): its copy is a
+    /// version past the standby's. Taken back, it would rank below the standby's later epoch should the
+    /// broker restart with the standby still there; so the change resolves as not applied.
+    @Test func aCopyBackPastTheStandbysVersionIsNotTakenBack() throws {
+        let (cluster, frames, owner, other) = try feedChangedOnce()
+        let change = cluster.request(updateBody("feed", insert: "lost"))
+        #expect(cluster.runNextThenCutOff(owner))
+        #expect((cluster.reply(for: change)?["error"] as? [String: Any])?["code"] as? String == "unavailable")
+        cluster.deliverAll()
+        #expect(keeps(other, cluster))
+
+        cluster.join(owner)
+        #expect(cluster.orders(to: owner).contains { $0.releasedKeys == [LayoutKey(name: "feed")] }, "its copy is released")
+        #expect(cluster.core.counters.standbysUsed == 1 && cluster.core.counters.keysKeptThroughDrops == 0)
+        cluster.deliverAll()
+        // The key stands at the standby's version, wherever it is now (it may move back to the owner, as
+        // to any worker that joins and wins it), and the next change follows on from it.
+        let query = cluster.request(queryBody("feed", id: "same"))
+        cluster.deliverAll()
+        #expect(cluster.replyBytes(for: query) == frames)
+        #expect([owner, other].filter { keeps($0, cluster) }.count == 1)
+        let next = cluster.request(updateBody("feed", insert: "kept"))
+        cluster.deliverAll()
+        #expect((cluster.reply(for: next)?["result"] as? [String: Any])?["version"] as? Int == 3)
+    }
+
+    @Test func aStandbysWorkerLostMeanwhileLeavesTheKeyToBePlacedAsAfterADeath() throws {
+        let cluster = SimulatedCluster(dropGraceNanos: Self.grace)
+        for name in ["a", "b", "c"] { cluster.join(name) }
+        for index in 0..<12 { cluster.request(prepareBody("k\(index)", count: 5)) }
+        cluster.deliverAll()
+        let key = LayoutKey(name: "k0")
+        let owner = try #require(cluster.core.keys[key]?.owner?.name)
+        cluster.kill(owner)
+        cluster.deliverAll()
+        let standby = try #require(cluster.core.keys[key]?.standby?.worker.name)
+        cluster.kill(standby)
+        cluster.advance(by: Self.grace + 1)
+        cluster.deliverAll()
+        let third = try #require(["a", "b", "c"].first { $0 != owner && $0 != standby })
+        #expect(cluster.core.keys[key]?.owner?.name == third)
+        let query = cluster.request(queryBody("k0"))
+        cluster.deliverAll()
+        #expect(cluster.reply(for: query)?["ok"] as? Bool == true)
+    }
+}
