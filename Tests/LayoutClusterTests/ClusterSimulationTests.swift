@@ -34,6 +34,7 @@ struct ClusterSimulationTests {
         let started = ContinuousClock.now
         // What the sweep went through, as the last broker process of each seed counted it.
         var standbys = (rebuilt: 0, used: 0, keptThroughDrops: 0)
+        var evictions = (believed: 0, stale: 0)
         for seed in seeds {
             var simulation = Simulation(seed: seed)
             for _ in 0..<Self.steps {
@@ -53,12 +54,14 @@ struct ClusterSimulationTests {
             standbys.rebuilt += counters.standbyRebuilds
             standbys.used += counters.standbysUsed
             standbys.keptThroughDrops += counters.keysKeptThroughDrops
+            evictions.believed += counters.evictions
+            evictions.stale += counters.staleEvictions
         }
         #expect(totalSteps == seeds.count * Self.steps)
         // The sweep's figures (`scripts/simulate` gathers them).
         let elapsed = started.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print(#"{"bench": "simulation", "firstSeed": \#(Self.firstSeed), "seeds": \#(seeds.count), "steps": \#(totalSteps), "seconds": \#((seconds * 1000).rounded() / 1000), "stepsPerSecond": \#(Int(Double(totalSteps) / max(seconds, 1e-9))), "standbyRebuilds": \#(standbys.rebuilt), "standbysUsed": \#(standbys.used), "keysKeptThroughDrops": \#(standbys.keptThroughDrops)}"#)
+        print(#"{"bench": "simulation", "firstSeed": \#(Self.firstSeed), "seeds": \#(seeds.count), "steps": \#(totalSteps), "seconds": \#((seconds * 1000).rounded() / 1000), "stepsPerSecond": \#(Int(Double(totalSteps) / max(seconds, 1e-9))), "standbyRebuilds": \#(standbys.rebuilt), "standbysUsed": \#(standbys.used), "keysKeptThroughDrops": \#(standbys.keptThroughDrops), "evictions": \#(evictions.believed), "staleEvictions": \#(evictions.stale)}"#)
     }
 }
 
@@ -106,7 +109,12 @@ private struct Simulation {
     init(seed: UInt64) {
         random = SeededGenerator(seed: seed &* 0x9E37_79B9_7F4A_7C15 &+ 1)
         // Half the seeds keep a dropped worker's keys for its return for 2 s (`cluster.dropGraceMillis`).
-        cluster = SimulatedCluster(journaled: seed % 2 == 0, dropGraceNanos: (seed / 2) % 2 == 1 ? 2_000_000_000 : 0)
+        // Half have workers whose stores hold two or three layouts, and evict (not the regression seeds,
+        // which keep the stores they were found with).
+        let evicting = (seed / 4) % 2 == 1 && !ClusterSimulationTests.regressionSeeds.contains(seed)
+        cluster = SimulatedCluster(
+            journaled: seed % 2 == 0, dropGraceNanos: (seed / 2) % 2 == 1 ? 2_000_000_000 : 0, workerStoreBytes: evicting ? 2_000 : 1 << 30
+        )
         for name in names { cluster.join(name) }
     }
 
@@ -308,6 +316,17 @@ private struct Simulation {
 
     /// Resolves the answered changes and reads against the model.
     private mutating func check() {
+        // An eviction the broker believed (its owner reported it) ends the key as a drop does: it must
+        // not answer that version or an earlier one again. One it did not believe (a stale copy's) changes
+        // nothing, and the reads below check that the key still answers.
+        for eviction in cluster.believedEvictions {
+            let key = eviction.key.name
+            history.append("  \(key) evicted by \(eviction.worker) at v\(eviction.version)")
+            models[key] = nil
+            dropped[key] = max(dropped[key] ?? 0, eviction.version)
+            reads.removeAll { $0.key == key && $0.issuedAt >= 0 }
+        }
+        cluster.believedEvictions = []
         for key in drops.keys.sorted() {
             guard let envelope = drops[key], let reply = cluster.reply(for: envelope) else { continue }
             drops[key] = nil

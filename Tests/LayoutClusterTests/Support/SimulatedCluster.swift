@@ -2,6 +2,7 @@ import Foundation
 import LayoutServer
 import LayoutWire
 import Logging
+import Synchronization
 import Testing
 @testable import LayoutCluster
 
@@ -44,10 +45,16 @@ final class SimulatedCluster: BrokerOutput {
     /// Keys the journal holds as dropped (not kept), with their version and epoch.
     private(set) var journaledDrops: [LayoutKey: (version: Int, epoch: UInt64)] = [:]
 
+    /// Each worker's store bound (`store.maxBytes`): small, its stores evict.
+    let workerStoreBytes: Int
+    /// Evictions reported by workers (EVICTED) that the broker believed: the key is gone, at that version.
+    var believedEvictions: [(key: LayoutKey, version: Int, worker: String)] = []
+
     init(
         recipeBytes: Int = 1 << 30, restoresPerWorker: Int = 2, secured: Bool = false, compaction: CompactionPolicy = CompactionPolicy(),
-        journaled: Bool = false, dropGraceNanos: Nanos = 0
+        journaled: Bool = false, dropGraceNanos: Nanos = 0, workerStoreBytes: Int = 1 << 30
     ) {
+        self.workerStoreBytes = workerStoreBytes
         self.journaled = journaled ? [:] : nil
         makeCore = { output in
             var logger = Logger(label: "simulated-broker")
@@ -129,7 +136,7 @@ final class SimulatedCluster: BrokerOutput {
 
     @discardableResult
     func join(_ name: String, keys: [ReadyInfo.KeyVersion]? = nil, protocolVersion: Int = WorkerProtocol.extensionVersion) -> SimulatedWorker {
-        let worker = workers[name] ?? SimulatedWorker(name: name, routingID: Array("id-\(name)".utf8))
+        let worker = workers[name] ?? SimulatedWorker(name: name, routingID: Array("id-\(name)".utf8), storeBytes: workerStoreBytes)
         worker.connected = true
         worker.protocolVersion = protocolVersion
         workers[name] = worker
@@ -145,7 +152,7 @@ final class SimulatedCluster: BrokerOutput {
     func replaceProcess(_ name: String) {
         guard let old = workers[name] else { return }
         queued[old.routingID] = []
-        workers[name] = SimulatedWorker(name: name, routingID: old.routingID + [UInt8(truncatingIfNeeded: sent.count)])
+        workers[name] = SimulatedWorker(name: name, routingID: old.routingID + [UInt8(truncatingIfNeeded: sent.count)], storeBytes: workerStoreBytes)
     }
 
     func record(of name: String) -> WorkerRecord? {
@@ -170,8 +177,23 @@ final class SimulatedCluster: BrokerOutput {
             let (order, epoch) = orders.removeFirst()
             queued[worker.routingID] = orders
             delivered += 1
-            guard let (token, reply) = worker.run(order, brokerEpoch: epoch), let record = core.byRoutingID[worker.routingID] else { continue }
+            let result = worker.run(order, brokerEpoch: epoch)
+            guard let record = core.byRoutingID[worker.routingID] else { continue }
+            // What its store evicted running it, reported before its reply, as a worker's mailbox orders them.
+            reportEvictions(of: worker, at: record)
+            guard let (token, reply) = result else { continue }
             core.workerReply(from: record, token: token, body: HeldBody(reply.bytes), leading: reply.leadingFrame)
+        }
+    }
+
+    private func reportEvictions(of worker: SimulatedWorker, at record: WorkerRecord) {
+        let evicted = worker.takeEvictions()
+        guard !evicted.isEmpty else { return }
+        let before = evicted.map { core.keys[$0.key].map { ($0.kept, $0.version) } }
+        core.workerEvicted(evicted, at: record)
+        for (entry, was) in zip(evicted, before) {
+            guard let was, was.0, let now = core.keys[entry.key], !now.kept, now.version == entry.version else { continue }
+            believedEvictions.append((entry.key, entry.version, worker.name))
         }
     }
 
@@ -211,6 +233,8 @@ final class SimulatedCluster: BrokerOutput {
         let (order, epoch) = orders.removeFirst()
         queued[worker.routingID] = orders
         _ = worker.run(order, brokerEpoch: epoch)
+        // Cut off: what its store evicted never reaches the broker.
+        _ = worker.takeEvictions()
         kill(name)
         return true
     }
@@ -255,14 +279,32 @@ final class SimulatedWorker {
     /// How many RESTOREs it refuses next (a queue full for a while).
     var restoresToRefuse = 0
 
-    init(name: String, routingID: [UInt8]) {
+    /// What its store evicted and the broker has not been told yet.
+    private final class EvictionLog: Sendable {
+        let entries = Mutex<[ReadyInfo.KeyVersion]>([])
+    }
+    private let evictions = EvictionLog()
+
+    init(name: String, routingID: [UInt8], storeBytes: Int = 1 << 30) {
         self.name = name
         self.routingID = routingID
-        let store = LayoutStore(capacityBytes: 1 << 30) { _ in }
+        let evictions = self.evictions
+        let store = LayoutStore(capacityBytes: storeBytes) { change in
+            if case .invalidated(let key, let version, .evicted, _) = change {
+                evictions.entries.withLock { $0.append(ReadyInfo.KeyVersion(key: key, version: version)) }
+            }
+        }
         let stats = ServerStats()
         self.store = store
         let limits = ServerConfiguration().inputLimits
         jobs = ClusterJobHandler(handler: RequestHandler(store: store, stats: stats, limits: limits, startedAt: Date()), store: store, stats: stats, limits: limits, brokerJobs: brokerJobs)
+    }
+
+    func takeEvictions() -> [ReadyInfo.KeyVersion] {
+        evictions.entries.withLock { taken in
+            defer { taken = [] }
+            return taken
+        }
     }
 
     func ready(keys: [ReadyInfo.KeyVersion]?) -> ReadyInfo {
