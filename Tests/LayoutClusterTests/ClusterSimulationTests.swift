@@ -22,7 +22,9 @@ struct ClusterSimulationTests {
     static let steps = 250
     /// Seeds that once found a defect (each fixed, most with a unit test of its own): run in every sweep,
     /// CI's included, so that none comes back.
-    static let regressionSeeds: [UInt64] = [659, 902, 1290, 1400, 2702, 2842, 3151, 3194, 3199, 5138, 6297, 11392, 17239, 67458, 68675, 276287]
+    static let regressionSeeds: [UInt64] = Array(foundBeforeEvictions).sorted() + [2700, 202810]
+    /// Those found before the simulation's stores evicted: they keep the stores they were found with.
+    static let foundBeforeEvictions: Set<UInt64> = [659, 902, 1290, 1400, 2702, 2842, 3151, 3194, 3199, 5138, 6297, 11392, 17239, 67458, 68675, 276287]
     /// One seed alone (`LAYOUTD_SIM_SEED`), to replay a failure with its whole history.
     static let only: UInt64? = ProcessInfo.processInfo.environment["LAYOUTD_SIM_SEED"].flatMap(UInt64.init)
 
@@ -109,9 +111,9 @@ private struct Simulation {
     init(seed: UInt64) {
         random = SeededGenerator(seed: seed &* 0x9E37_79B9_7F4A_7C15 &+ 1)
         // Half the seeds keep a dropped worker's keys for its return for 2 s (`cluster.dropGraceMillis`).
-        // Half have workers whose stores hold two or three layouts, and evict (not the regression seeds,
-        // which keep the stores they were found with).
-        let evicting = (seed / 4) % 2 == 1 && !ClusterSimulationTests.regressionSeeds.contains(seed)
+        // Half have workers whose stores hold two or three layouts, and evict (not the seeds found before
+        // they did, which keep the stores they were found with).
+        let evicting = (seed / 4) % 2 == 1 && !ClusterSimulationTests.foundBeforeEvictions.contains(seed)
         cluster = SimulatedCluster(
             journaled: seed % 2 == 0, dropGraceNanos: (seed / 2) % 2 == 1 ? 2_000_000_000 : 0, workerStoreBytes: evicting ? 2_000 : 1 << 30
         )
@@ -308,7 +310,10 @@ private struct Simulation {
             guard let summary = cluster.workers[name]?.store.summaries().first(where: { $0.key == layoutKey }) else { return nil }
             return "\(name) v\(summary.version) e\(summary.epoch)\(cluster.record(of: name)?.isConnected == true ? "" : " (cut off)")"
         }
-        let record = cluster.core.keys[layoutKey].map { "owner \($0.owner?.name ?? "none") v\($0.version) e\($0.epoch) \($0.phase)" } ?? "no record"
+        let record = cluster.core.keys[layoutKey].map { record in
+            let standby = record.standby.map { " standby \($0.worker.name)\($0.ready ? " built" : $0.token == nil ? " queued" : " sent")" } ?? ""
+            return "owner \(record.owner?.name ?? "none") v\(record.version) e\(record.epoch) \(record.phase)\(standby)"
+        } ?? "no record"
         let journaled = cluster.journaled.map { $0[layoutKey].map { "v\($0.base + $0.bodies.count - 1) e\($0.epoch)\($0.bodies.first == RecipeBook.unprotectedMarker ? " unprotected" : "")" } ?? "none" }
         let recipe = cluster.core.recipes.recipe(for: layoutKey).map { "v\($0.lastVersion)" } ?? "none"
         return "copies: \(held.joined(separator: ", ")); broker: \(record), epoch \(cluster.core.epoch); recipe \(recipe); journal \(journaled ?? "off")"

@@ -25,8 +25,9 @@ import Testing
         return (cluster, frames, owner, owner == "a" ? "b" : "a")
     }
 
-    private func evicted(_ key: String, at version: Int) -> [ReadyInfo.KeyVersion] {
-        [ReadyInfo.KeyVersion(key: LayoutKey(name: key), version: version)]
+    /// An eviction of `key` at `version` of a copy stamped `epoch`.
+    private func evicted(_ key: String, at version: Int, epoch: UInt64) -> [ReadyInfo.KeyVersion] {
+        [ReadyInfo.KeyVersion(key: LayoutKey(name: key), version: version, epoch: epoch)]
     }
 
     @Test func aStaleCopysEvictionLeavesTheKeyProtected() throws {
@@ -34,7 +35,8 @@ import Testing
         // Another worker's copy evicted, as its event passes the proxy's capture, and as it reports it.
         let event = EventEncoder.invalidated(layout: "feed", version: 3, reason: .evicted, contentSize: .zero)
         cluster.core.observeCaptured([Array(event.topic), Array(event.body)])
-        cluster.core.workerEvicted(evicted("feed", at: 3), at: try #require(cluster.record(of: other)))
+        let epoch = try #require(cluster.core.keys[LayoutKey(name: "feed")]?.epoch)
+        cluster.core.workerEvicted(evicted("feed", at: 3, epoch: epoch), at: try #require(cluster.record(of: other)))
         #expect(cluster.core.counters.staleEvictions == 1 && cluster.core.counters.evictions == 0)
         #expect(cluster.core.recipes.recipe(for: LayoutKey(name: "feed")) != nil)
 
@@ -51,11 +53,15 @@ import Testing
     @Test func theOwnersEvictionEndsTheKeysProtectionAndItsVersionsContinue() throws {
         let (cluster, _, owner, _) = try feedChangedOnce()
         let keeper = try #require(cluster.record(of: owner))
-        // Stale: an eviction older than what the broker acknowledged says nothing.
-        cluster.core.workerEvicted(evicted("feed", at: 2), at: keeper)
+        let epoch = try #require(cluster.workers[owner]?.store.summaries().first?.epoch)
+        #expect(epoch == cluster.core.keys[LayoutKey(name: "feed")]?.epoch)
+        // Stale: an eviction older than what the broker acknowledged says nothing, and neither does one
+        // of a copy the owner kept from before the key's epoch.
+        cluster.core.workerEvicted(evicted("feed", at: 2, epoch: epoch), at: keeper)
+        cluster.core.workerEvicted(evicted("feed", at: 3, epoch: epoch - 1), at: keeper)
         #expect(cluster.core.recipes.recipe(for: LayoutKey(name: "feed")) != nil)
-        cluster.core.workerEvicted(evicted("feed", at: 3), at: keeper)
-        #expect(cluster.core.counters.evictions == 1 && cluster.core.counters.staleEvictions == 1)
+        cluster.core.workerEvicted(evicted("feed", at: 3, epoch: epoch), at: keeper)
+        #expect(cluster.core.counters.evictions == 1 && cluster.core.counters.staleEvictions == 2)
         #expect(cluster.core.recipes.recipe(for: LayoutKey(name: "feed")) == nil)
         #expect(cluster.core.keys[LayoutKey(name: "feed")]?.kept == false)
 
@@ -73,13 +79,13 @@ import Testing
 
     @Test func theFrameCarriesKeysInTheirNamespaces() throws {
         let report = EvictionReport(evicted: [
-            ReadyInfo.KeyVersion(key: LayoutKey(name: "feed"), version: 3),
+            ReadyInfo.KeyVersion(key: LayoutKey(name: "feed"), version: 3, epoch: 1_764_000_000_003),
             ReadyInfo.KeyVersion(key: LayoutKey(namespace: "alice", name: "wall"), version: 9),
         ])
         #expect(EvictionReport(frame: report.frame) == report)
         // Malformed entries are skipped; a frame that is not such an object is refused.
-        let mixed = EvictionReport(frame: Array(#"{"evicted": [["feed", 3, ""], ["", 2, ""], ["x", "2", ""], ["y", 0, ""], ["z", 4]]}"#.utf8))
-        #expect(mixed?.evicted == [ReadyInfo.KeyVersion(key: LayoutKey(name: "feed"), version: 3)])
+        let mixed = EvictionReport(frame: Array(#"{"evicted": [["feed", 3, "", 7], ["", 2, "", 7], ["x", "2", "", 7], ["y", 0, "", 7], ["z", 4, ""], ["w", 4, "", -1]]}"#.utf8))
+        #expect(mixed?.evicted == [ReadyInfo.KeyVersion(key: LayoutKey(name: "feed"), version: 3, epoch: 7)])
         #expect(EvictionReport(frame: Array("[]".utf8)) == nil)
     }
 }

@@ -115,6 +115,24 @@ import Testing
         #expect((cluster.reply(for: next)?["result"] as? [String: Any])?["version"] as? Int == 3)
     }
 
+    /// Simulator, seed 202810: a standby abandoned while its rebuild was in flight (its worker came back)
+    /// was released when its answer came, after a second drop had sent a new standby to the same worker:
+    /// the RELEASE removed the new standby's copy, which then became the key's.
+    @Test func anAbandonedStandbysAnswerLeavesALaterStandbyOnTheSameWorker() throws {
+        let (cluster, frames, owner, other) = try feedChangedOnce()
+        cluster.kill(owner)
+        cluster.join(owner)
+        cluster.kill(owner)
+        #expect(cluster.orders(to: other).filter(\.isRestore).count == 2)
+        cluster.deliverAll()
+        #expect(keeps(other, cluster))
+        cluster.advance(by: Self.grace + 1)
+        let query = cluster.request(queryBody("feed", id: "same"))
+        cluster.deliverAll()
+        #expect(cluster.replyBytes(for: query) == frames)
+        #expect(cluster.core.counters.standbysUsed == 1)
+    }
+
     @Test func aStandbysWorkerLostMeanwhileLeavesTheKeyToBePlacedAsAfterADeath() throws {
         let cluster = SimulatedCluster(dropGraceNanos: Self.grace)
         for name in ["a", "b", "c"] { cluster.join(name) }

@@ -15,7 +15,7 @@ import Testing
         func record(_ change: StoreChange) {
             recorded.withLock { list in
                 switch change {
-                case let .invalidated(key, version, reason, _): list.append("\(key) v\(version) \(reason.rawValue)")
+                case let .invalidated(key, version, reason, _, _): list.append("\(key) v\(version) \(reason.rawValue)")
                 case let .batch(key, version, _, _): list.append("\(key) v\(version) batch")
                 }
             }

@@ -12,7 +12,7 @@ import Testing
     @Test func oneNameInTwoNamespacesIsTwoLayoutsWithVersionsOfTheirOwn() throws {
         let published = Mutex<[String]>([])
         let store = LayoutStore(capacityBytes: 1 << 20) { change in
-            if case let .invalidated(key, version, reason, _) = change {
+            if case let .invalidated(key, version, reason, _, _) = change {
                 published.withLock { $0.append("\(key.namespace)|\(key.name) v\(version) \(reason.rawValue)") }
             }
         }

@@ -6,9 +6,9 @@ import LayoutWire
 /// worker (a copy a move left behind, or one kept until a rebuild succeeds) dropped the recipe of a key
 /// its owner still kept, which a later death then lost without a `lost` (issue 14, defect 3).
 extension BrokerCore {
-    /// `worker` evicted these copies. Only the key's owner speaks for the key, and only past the version
-    /// the broker knows (an eviction older than a change since acknowledged is stale). A copy kept until
-    /// a rebuild succeeds, or a standby, is no longer there to fall back on.
+    /// `worker` evicted these copies. Only the key's copy at its owner speaks for the key: at the key's
+    /// epoch, past the version the broker knows (an eviction older than a change since acknowledged is
+    /// stale). A copy kept until a rebuild succeeds, or a standby, is no longer there to fall back on.
     func workerEvicted(_ evicted: [ReadyInfo.KeyVersion], at worker: WorkerRecord) {
         for entry in evicted {
             guard let record = keys[entry.key] else { continue }
@@ -23,7 +23,10 @@ extension BrokerCore {
                 counters.staleEvictions += 1
                 continue
             }
-            guard record.owner === worker, record.kept, entry.version > record.version else {
+            // The key's copy at its owner is stamped with the key's epoch; a copy stamped earlier is one
+            // the owner kept from before the key's rebuild there (found by the simulator, seed 2700: a
+            // stale copy on a rebuild's target, evicted before the rebuild ran, ended the key).
+            guard record.owner === worker, record.kept, entry.version > record.version, entry.epoch >= record.epoch else {
                 counters.staleEvictions += 1
                 continue
             }

@@ -56,7 +56,7 @@ extension BrokerCore {
     }
 
     /// A standby rebuild's answer. One its key no longer waits for (taken back, or owned elsewhere by now)
-    /// is released.
+    /// is released, unless the key's copy there is needed (its owner's, or a later standby's).
     func standbyFinished(_ record: KeyRecord, token: RequestToken, at worker: WorkerRecord, outcome: RestoreOutcome?) {
         let restored = if case .restored? = outcome { true } else { false }
         if var standby = record.standby, standby.token == token {
@@ -69,7 +69,9 @@ extension BrokerCore {
             record.standby = standby
             return
         }
-        if restored, record.owner !== worker { release([record.key], at: worker) }
+        // Not where a later standby of the key is being built either: the RELEASE would follow that
+        // standby's RESTORE there and remove it (found by the simulator, seed 202810).
+        if restored, record.owner !== worker, record.standby?.worker !== worker { release([record.key], at: worker) }
     }
 
     /// A worker reported `entry` for a key waiting for a return: taken back when its copy is the one the

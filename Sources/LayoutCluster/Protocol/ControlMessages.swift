@@ -194,9 +194,10 @@ public enum RestoreOutcome: Sendable, Hashable {
 }
 
 /// EVICTED's frame (protocol 5): the layouts a worker's store pushed out of memory, each at the version
-/// its `invalidated` event gave, as `{"evicted": [[name, version, namespace], …]}` (namespace `""` for the
-/// shared one). The broker believes an eviction only from the key's owner: a stale copy evicted on
-/// another worker says nothing of the key (issue 14, defect 3).
+/// its `invalidated` event gave and with the epoch its copy was stamped with, as
+/// `{"evicted": [[name, version, namespace, epoch], …]}` (namespace `""` for the shared one). The broker
+/// believes an eviction only of the key's copy at its owner: a stale copy evicted, there or on another
+/// worker, says nothing of the key (issue 14, defect 3).
 public struct EvictionReport: Sendable, Hashable {
     public var evicted: [ReadyInfo.KeyVersion]
 
@@ -205,17 +206,18 @@ public struct EvictionReport: Sendable, Hashable {
     }
 
     public var frame: [UInt8] {
-        ControlJSON.encode(["evicted": evicted.map { [$0.key.name, $0.version, $0.key.namespace] as [Any] }])
+        ControlJSON.encode(["evicted": evicted.map { [$0.key.name, $0.version, $0.key.namespace, $0.epoch] as [Any] }])
     }
 
-    /// Nil for a frame that is not such an object; entries that are not `[name, version, namespace]` are
-    /// skipped.
+    /// Nil for a frame that is not such an object; entries that are not `[name, version, namespace, epoch]`
+    /// are skipped.
     public init?(frame: [UInt8]) {
         guard let object = ControlJSON.object(frame), let entries = object["evicted"] as? [Any] else { return nil }
         evicted = entries.compactMap { entry in
-            guard let fields = entry as? [Any], fields.count == 3, let name = fields[0] as? String, !name.isEmpty,
-                  let version = ControlJSON.int(fields[1]), version > 0, let namespace = fields[2] as? String else { return nil }
-            return ReadyInfo.KeyVersion(key: LayoutKey(namespace: namespace, name: name), version: version)
+            guard let fields = entry as? [Any], fields.count == 4, let name = fields[0] as? String, !name.isEmpty,
+                  let version = ControlJSON.int(fields[1]), version > 0, let namespace = fields[2] as? String,
+                  let epoch = ControlJSON.int(fields[3]), epoch >= 0 else { return nil }
+            return ReadyInfo.KeyVersion(key: LayoutKey(namespace: namespace, name: name), version: version, epoch: UInt64(epoch))
         }
     }
 }

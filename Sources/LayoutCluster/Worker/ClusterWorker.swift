@@ -51,6 +51,13 @@ public struct ClusterWorker: Service {
             // subscribers alone (with CURVE; without it, every key is in "").
             let (namespace, event) = change.event
             mailbox.post(.event(namespace: namespace, topic: event.topic, body: event.body))
+            // An eviction goes to the broker too, on the DEALER in order with the replies (EVICTED): the
+            // event stream does not say which worker evicted which copy, and the broker must believe
+            // only the key's owner, for its copy (issue 14, defect 3).
+            if case .invalidated(let key, let version, .evicted, _, let epoch) = change {
+                let report = EvictionReport(evicted: [ReadyInfo.KeyVersion(key: key, version: version, epoch: epoch)])
+                mailbox.post(.toBroker([WorkerCommand.evicted.frame, report.frame]))
+            }
         })
         let handler = RequestHandler(store: store, stats: stats, limits: configuration.inputLimits, startedAt: Date())
         let brokerJobs = BrokerJobDesk()

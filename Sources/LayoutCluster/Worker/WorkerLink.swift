@@ -439,7 +439,8 @@ final class WorkerLink {
                 } catch {
                     logger.warning("event publish failed", metadata: ["error": "\(error)"])
                 }
-                reportEviction(namespace: namespace, topic: topic, body: body)
+            case .toBroker(let frames):
+                sendToBroker(frames)
             case .shutdown:
                 delivered.shutdown = true
             }
@@ -447,19 +448,6 @@ final class WorkerLink {
         if delivered.replies { dealerPending = dealer != nil }
         return delivered
     }
-
-    /// An eviction goes to the broker on the DEALER too (EVICTED, protocol 5), in order with the replies:
-    /// the event stream does not say which worker evicted, and the broker must believe only the key's
-    /// owner (issue 14, defect 3). A broker of protocol 4 ignores the command.
-    private func reportEviction(namespace: String, topic: [UInt8], body: [UInt8]) {
-        guard topic.starts(with: Self.invalidatedPrefix) else { return }
-        let summary = body.withUnsafeBytes { EventSummary(scanning: $0) }
-        guard summary.reason == .evicted, let name = summary.layout, let version = summary.version else { return }
-        let report = EvictionReport(evicted: [ReadyInfo.KeyVersion(key: LayoutKey(namespace: namespace, name: name), version: version)])
-        sendToBroker([WorkerCommand.evicted.frame, report.frame])
-    }
-
-    private static let invalidatedPrefix = Array("invalidated:".utf8)
 
     /// REPLY `[empty, MDPW01, 0x03, token, empty, body]`; a large body leaves without a copy. Replies to
     /// an earlier conversation (before a reconnect) go to the new one, where the broker ignores their

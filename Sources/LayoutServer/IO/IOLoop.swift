@@ -277,6 +277,8 @@ final class IOLoop {
                     logger.warning("event publish failed", metadata: ["error": "\(error)"])
                 }
                 delivered.events = true
+            case .toBroker:
+                continue
             case .shutdown:
                 delivered.shutdown = true
             }

@@ -18,7 +18,7 @@ final class EventGate: Sendable {
     /// The store's `onChange`.
     func accept(_ change: StoreChange) {
         switch change {
-        case .invalidated(let key, _, let reason, _) where reason != .evicted && reason != .lost:
+        case .invalidated(let key, _, let reason, _, _) where reason != .evicted && reason != .lost:
             held.withLock { $0[key, default: []].append(change) }
         case .batch(let key, _, _, _):
             held.withLock { $0[key, default: []].append(change) }

@@ -4,7 +4,9 @@ import Synchronization
 
 /// A change the store made, in the order it made them; `version` is the layout's version after it.
 public enum StoreChange: Sendable {
-    case invalidated(key: LayoutKey, version: Int, reason: InvalidationReason, contentSize: Size)
+    /// `epoch`: the stamp of the layout it concerns (a cluster worker's, see `stamp`; 0 elsewhere), by
+    /// which a broker tells an eviction of the key's copy from one of a stale copy.
+    case invalidated(key: LayoutKey, version: Int, reason: InvalidationReason, contentSize: Size, epoch: UInt64 = 0)
     case batch(key: LayoutKey, version: Int, members: [EncodedMember], contentSize: Size)
 }
 
@@ -267,7 +269,7 @@ public final class LayoutStore: Sendable {
     private func invalidate(_ state: inout State, key: LayoutKey, reason: InvalidationReason, contentSize: Size) -> Int {
         let version = (state.lastVersions[key] ?? 0) + 1
         state.lastVersions[key] = version
-        onChange(.invalidated(key: key, version: version, reason: reason, contentSize: contentSize))
+        onChange(.invalidated(key: key, version: version, reason: reason, contentSize: contentSize, epoch: state.epochs[key] ?? 0))
         return version
     }
 }

@@ -290,8 +290,8 @@ final class SimulatedWorker {
         self.routingID = routingID
         let evictions = self.evictions
         let store = LayoutStore(capacityBytes: storeBytes) { change in
-            if case .invalidated(let key, let version, .evicted, _) = change {
-                evictions.entries.withLock { $0.append(ReadyInfo.KeyVersion(key: key, version: version)) }
+            if case .invalidated(let key, let version, .evicted, _, let epoch) = change {
+                evictions.entries.withLock { $0.append(ReadyInfo.KeyVersion(key: key, version: version, epoch: epoch)) }
             }
         }
         let stats = ServerStats()
