@@ -14,7 +14,9 @@ import Testing
 /// - its contents are the replay of the acknowledged changes (every cell's height, in order: each change
 ///   inserts an item of a height of its own, so two changes at one version differ);
 /// - once everything is delivered, at most one connected worker keeps each key.
-/// A failing seed prints its history; `LAYOUTD_SIM_SEEDS` runs more seeds than CI's sweep.
+/// A failing seed prints its history; `LAYOUTD_SIM_SEEDS` runs more seeds than CI's sweep. The broker
+/// iterates dictionaries here and there, whose order Swift seeds per process: replay a seed exactly with
+/// `SWIFT_DETERMINISTIC_HASHING=1` (as `scripts/simulate` runs them).
 struct ClusterSimulationTests {
     static let seeds: Int = ProcessInfo.processInfo.environment["LAYOUTD_SIM_SEEDS"].flatMap(Int.init) ?? 60
     /// The first seed of the sweep (`LAYOUTD_SIM_FIRST_SEED`): sweeps split over processes (`scripts/simulate`).
@@ -22,7 +24,7 @@ struct ClusterSimulationTests {
     static let steps = 250
     /// Seeds that once found a defect (each fixed, most with a unit test of its own): run in every sweep,
     /// CI's included, so that none comes back.
-    static let regressionSeeds: [UInt64] = Array(foundBeforeEvictions).sorted() + [2700, 202810]
+    static let regressionSeeds: [UInt64] = Array(foundBeforeEvictions).sorted() + [2700, 8020, 200980, 202810]
     /// Those found before the simulation's stores evicted: they keep the stores they were found with.
     static let foundBeforeEvictions: Set<UInt64> = [659, 902, 1290, 1400, 2702, 2842, 3151, 3194, 3199, 5138, 6297, 11392, 17239, 67458, 68675, 276287]
     /// One seed alone (`LAYOUTD_SIM_SEED`), to replay a failure with its whole history.
@@ -37,6 +39,7 @@ struct ClusterSimulationTests {
         // What the sweep went through, as the last broker process of each seed counted it.
         var standbys = (rebuilt: 0, used: 0, keptThroughDrops: 0)
         var evictions = (believed: 0, stale: 0)
+        var formerCopiesTakenBack = 0
         for seed in seeds {
             var simulation = Simulation(seed: seed)
             for _ in 0..<Self.steps {
@@ -58,12 +61,13 @@ struct ClusterSimulationTests {
             standbys.keptThroughDrops += counters.keysKeptThroughDrops
             evictions.believed += counters.evictions
             evictions.stale += counters.staleEvictions
+            formerCopiesTakenBack += counters.formerCopiesTakenBack
         }
         #expect(totalSteps == seeds.count * Self.steps)
         // The sweep's figures (`scripts/simulate` gathers them).
         let elapsed = started.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print(#"{"bench": "simulation", "firstSeed": \#(Self.firstSeed), "seeds": \#(seeds.count), "steps": \#(totalSteps), "seconds": \#((seconds * 1000).rounded() / 1000), "stepsPerSecond": \#(Int(Double(totalSteps) / max(seconds, 1e-9))), "standbyRebuilds": \#(standbys.rebuilt), "standbysUsed": \#(standbys.used), "keysKeptThroughDrops": \#(standbys.keptThroughDrops), "evictions": \#(evictions.believed), "staleEvictions": \#(evictions.stale)}"#)
+        print(#"{"bench": "simulation", "firstSeed": \#(Self.firstSeed), "seeds": \#(seeds.count), "steps": \#(totalSteps), "seconds": \#((seconds * 1000).rounded() / 1000), "stepsPerSecond": \#(Int(Double(totalSteps) / max(seconds, 1e-9))), "standbyRebuilds": \#(standbys.rebuilt), "standbysUsed": \#(standbys.used), "keysKeptThroughDrops": \#(standbys.keptThroughDrops), "evictions": \#(evictions.believed), "staleEvictions": \#(evictions.stale), "formerCopiesTakenBack": \#(formerCopiesTakenBack)}"#)
     }
 }
 

@@ -88,4 +88,35 @@ import Testing
         #expect(mixed?.evicted == [ReadyInfo.KeyVersion(key: LayoutKey(name: "feed"), version: 3, epoch: 7)])
         #expect(EvictionReport(frame: Array("[]".utf8)) == nil)
     }
+
+    /// Simulator, seed 200980: a key moving to a joining worker that was cut off running the rebuild
+    /// stays with its old owner, whose copy kept its stamp; the key's epoch, raised when the rebuild was
+    /// sent, stayed raised, so the owner's eviction of its copy was taken for a stale copy's, and the key
+    /// later answered `unknown_layout` with no `lost`.
+    @Test func aKeyLeftWithItsOwnerByAFailedMoveStandsAtItsCopysStampAndItsEvictionCounts() throws {
+        // Every move's rebuild sent at once.
+        let cluster = SimulatedCluster(restoresPerWorker: 64)
+        cluster.join("a")
+        cluster.join("b")
+        for index in 0..<16 { cluster.request(prepareBody("k\(index)", count: 5)) }
+        cluster.deliverAll()
+        // The epoch advances (b is declared dead): the copies a kept are stamped with the one before.
+        cluster.kill("b")
+        cluster.deliverAll()
+        cluster.join("c")
+        let stamps = Dictionary(uniqueKeysWithValues: (cluster.workers["a"]?.store.summaries() ?? []).map { ($0.key, $0.epoch) })
+        let moving = try #require(cluster.core.keys.values.first { record in
+            guard case .restoring(_, let previous) = record.phase, previous?.name == "a" else { return false }
+            return (stamps[record.key] ?? 0) < cluster.core.epoch
+        })
+        let previous = "a"
+        // c runs the rebuilds it was sent and is cut off before answering: the keys stay where they were.
+        while cluster.runNextThenCutOff("c") {}
+        cluster.deliverAll()
+        #expect(moving.owner?.name == previous && moving.isSettled)
+        let stamp = try #require(cluster.workers[previous]?.store.summaries().first { $0.key == moving.key }?.epoch)
+        #expect(moving.epoch == stamp)
+        cluster.core.workerEvicted([ReadyInfo.KeyVersion(key: moving.key, version: moving.version + 1, epoch: stamp)], at: try #require(cluster.record(of: previous)))
+        #expect(cluster.core.counters.evictions == 1 && moving.kept == false)
+    }
 }

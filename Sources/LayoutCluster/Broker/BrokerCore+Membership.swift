@@ -74,12 +74,16 @@ extension BrokerCore {
             }
             if let owner = record.owner, owner.isConnected {
                 guard owner !== worker else { continue }
+                if takeBackFormerCopy(record, reported: entry, by: worker) {
+                    superseded[ObjectIdentifier(owner), default: (owner, [])].keys.append(entry.key)
+                    continue
+                }
                 if case .restoring(_, nil) = record.phase, (entry.epoch, entry.version) == (record.epoch, record.version) {
                     // Being rebuilt elsewhere after this worker was cut off, and it still has the very
                     // state being rebuilt: it keeps its copy until the rebuild succeeds, as the worker a
                     // key moves away from does. Released now, the copy would be gone should the broker
                     // die before the rebuild is done (found by the simulator, seed 3151).
-                    keepFallback(record, at: worker)
+                    keepFallback(record, at: worker, stampedAt: entry.epoch)
                     continue
                 }
                 // Ordered by (epoch, version): a change acknowledged through this broker outranks any copy
@@ -249,9 +253,9 @@ extension BrokerCore {
         var waiting: [LayoutKey] = []
         for key in worker.ownedKeys.sorted() {
             guard let record = keys[key] else { continue }
+            rememberFormerCopy(of: record, at: worker)
             if case .restoring(_, let previous) = record.phase, let previous, previous.isConnected {
-                settle(record)
-                setOwner(record, previous)
+                fallBack(record, to: previous)
             } else if let deadline, record.kept, record.isSettled {
                 setOwner(record, nil)
                 awaitReturn(record, of: worker.name, until: deadline)

@@ -110,12 +110,13 @@ extension BrokerCore {
         }
         record.inFlight += 1
         setOwner(record, target)
+        let stamp = record.epoch
         // An assignment: from here a copy stamped with an earlier epoch is older than this rebuild, even
         // one at a higher version (a change answered unavailable that its cut-off worker applied), and
         // loses to it whatever becomes of the rebuild (simulator, seed 67458: such a copy was taken back
         // after the rebuild's worker was cut off, and the abandoned rebuild's copy outranked it later).
         assignEpoch(record, max(record.epoch, epoch))
-        beginRebuild(record, at: target, keepingCopyAt: previous)
+        beginRebuild(record, at: target, keepingCopyAt: previous, stampedAt: stamp)
         flushHeld(record)
     }
 
@@ -129,6 +130,8 @@ extension BrokerCore {
             // requests sent behind it have come back (keyQuieted).
             queueRebuild(record, at: worker)
             setOwner(record, previous)
+            // Its copy's stamp: the key's epoch while it serves (the retry raises it again).
+            if previous != nil { assignEpoch(record, record.fallbackEpoch) }
             if record.inFlight > 0 {
                 record.rebuildWhenQuiet = true
             } else {
@@ -143,6 +146,7 @@ extension BrokerCore {
         if case .restored? = outcome {
             // The key's new assignment: any copy made before it (a dead worker's) ranks below it.
             assignEpoch(record, max(record.epoch, epoch))
+            noteRebuilt(record)
             return
         }
         counters.restoreFailures += 1

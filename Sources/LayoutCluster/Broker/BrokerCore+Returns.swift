@@ -147,6 +147,7 @@ extension BrokerCore {
         if standby.ready {
             settle(record)
             setOwner(record, standby.worker)
+            noteRebuilt(record)
         } else {
             guard let rebuild = pending[token], case .standby(_, let header) = rebuild.kind else { return false }
             rebuild.kind = .restore(record, header, fromRecipe: true)

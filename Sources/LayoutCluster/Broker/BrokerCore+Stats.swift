@@ -93,7 +93,7 @@ extension BrokerCore {
                 "moves": c.moves, "lost": c.lost, "released": c.released, "supersededCopies": c.supersededCopies,
                 "workersJoined": c.workersJoined, "workersDied": c.workersDied, "epochAdvances": c.epochAdvances,
                 "connectionsDropped": c.connectionsDropped, "keysKeptThroughDrops": c.keysKeptThroughDrops,
-                "keysRebuiltAfterDrops": c.keysRebuiltAfterDrops, "standbyRebuilds": c.standbyRebuilds, "standbysUsed": c.standbysUsed,
+                "keysRebuiltAfterDrops": c.keysRebuiltAfterDrops, "standbyRebuilds": c.standbyRebuilds, "standbysUsed": c.standbysUsed, "formerCopiesTakenBack": c.formerCopiesTakenBack,
                 "evictions": c.evictions, "staleEvictions": c.staleEvictions, "reprotected": c.reprotected,
                 "snapshots": c.snapshots, "snapshotFailures": c.snapshotFailures,
             ],

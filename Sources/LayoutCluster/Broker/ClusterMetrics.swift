@@ -67,6 +67,7 @@ final class ClusterMetrics {
         series.advance("layoutd_cluster_keys_rebuilt_after_drops_total", to: c.keysRebuiltAfterDrops)
         series.advance("layoutd_cluster_standby_rebuilds_total", to: c.standbyRebuilds)
         series.advance("layoutd_cluster_standbys_used_total", to: c.standbysUsed)
+        series.advance("layoutd_cluster_former_copies_taken_back_total", to: c.formerCopiesTakenBack)
         series.advance("layoutd_cluster_evictions_total", to: c.evictions)
         series.advance("layoutd_cluster_stale_evictions_total", to: c.staleEvictions)
         series.advance("layoutd_cluster_reprotected_total", to: c.reprotected)

@@ -61,6 +61,13 @@ final class KeyRecord {
     /// While it waits for its dropped owner (`awaitingReturn`): a copy rebuilt meanwhile on another
     /// worker, which becomes the key's copy if the owner does not return in time (`BrokerCore+Returns`).
     var standby: Standby?
+    /// The copy its owner kept when that owner was declared dead or cut off, while the key stands at the
+    /// state that copy holds (`BrokerCore+FormerCopies`).
+    var formerCopy: FormerCopy?
+    /// While a rebuild is under way with a copy kept at `previous`: that copy's stamp (the key's epoch
+    /// before the rebuild raised it), the key's epoch again if the key falls back to it. The epoch of a
+    /// settled key is always its owner's copy's stamp: an eviction is believed by it (seed 200980).
+    var fallbackEpoch: UInt64 = 0
     /// Changed only by the transitions below (`BrokerCore`'s extension in this file).
     fileprivate(set) var phase = Phase.settled
 
@@ -96,6 +103,16 @@ struct Standby {
     var ready = false
 }
 
+/// The copy a key's owner kept when it was declared dead or its connection dropped: `(epoch, version)`,
+/// its stamp, is the state the key was rebuilt from elsewhere. While the key stands where that rebuild
+/// left it (`rebuilt`, its new stamp; nil until the rebuild succeeds), the two copies hold one state.
+struct FormerCopy {
+    let worker: String
+    let epoch: UInt64
+    let version: Int
+    var rebuilt: (epoch: UInt64, version: Int)?
+}
+
 /// How many times keys went through each transition, and were lost.
 struct OwnershipCounters {
     var settled = 0
@@ -126,18 +143,29 @@ extension BrokerCore {
         ownership.queued += 1
     }
 
-    /// → restoring: a rebuild was sent to `target`, its owner from now; `previous` keeps its copy until
-    /// the rebuild succeeds.
-    func beginRebuild(_ record: KeyRecord, at target: WorkerRecord, keepingCopyAt previous: WorkerRecord?) {
+    /// → restoring: a rebuild was sent to `target`, its owner from now; `previous` keeps its copy, stamped
+    /// `stamp`, until the rebuild succeeds.
+    func beginRebuild(_ record: KeyRecord, at target: WorkerRecord, keepingCopyAt previous: WorkerRecord?, stampedAt stamp: UInt64 = 0) {
         enter(record, .restoring(target: target, previous: previous))
+        record.fallbackEpoch = stamp
         ownership.rebuilt += 1
     }
 
-    /// restoring: the worker that keeps a copy until the rebuild succeeds changes (gone, or found again).
-    func keepFallback(_ record: KeyRecord, at previous: WorkerRecord?) {
+    /// restoring: the worker that keeps a copy until the rebuild succeeds changes (gone, or found again
+    /// with a copy stamped `stamp`).
+    func keepFallback(_ record: KeyRecord, at previous: WorkerRecord?, stampedAt stamp: UInt64 = 0) {
         guard case .restoring(let target, _) = record.phase else { return }
         record.phase = .restoring(target: target, previous: previous)
+        record.fallbackEpoch = stamp
         ownership.fallbackChanged += 1
+    }
+
+    /// restoring → settled: the rebuild's worker is gone; the key stays with the copy kept at `previous`,
+    /// at that copy's stamp.
+    func fallBack(_ record: KeyRecord, to previous: WorkerRecord) {
+        settle(record)
+        setOwner(record, previous)
+        assignEpoch(record, record.fallbackEpoch)
     }
 
     /// settled → awaitingReturn: its owner's connection dropped; it waits for that worker until `until`.

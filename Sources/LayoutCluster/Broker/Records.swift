@@ -229,6 +229,9 @@ struct RoutingCounters {
     /// count in `restores` too).
     var standbyRebuilds = 0
     var standbysUsed = 0
+    /// Keys taken back without a rebuild by the copy of a worker declared dead that came back, the key
+    /// unchanged since its rebuild elsewhere (`BrokerCore+FormerCopies`).
+    var formerCopiesTakenBack = 0
     /// Evictions reported by the key's owner (the key is no longer kept), and by a worker whose copy
     /// was not the key's (ignored: a stale copy).
     var evictions = 0

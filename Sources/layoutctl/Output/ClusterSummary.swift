@@ -44,6 +44,7 @@ enum ClusterSummary {
             lines.append("dropped connections: " + counts([
                 "dropped": "connectionsDropped", "keys kept": "keysKeptThroughDrops", "keys rebuilt": "keysRebuiltAfterDrops",
                 "standby rebuilds": "standbyRebuilds", "standbys used": "standbysUsed",
+                "taken back after a false death": "formerCopiesTakenBack",
             ]))
             lines.append("broker answered: " + counts(["unavailable": "unavailable", "busy": "busy"])
                 + "; workers " + counts(["joined": "workersJoined", "died": "workersDied"])
