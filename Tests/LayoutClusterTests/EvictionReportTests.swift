@@ -119,4 +119,21 @@ import Testing
         cluster.core.workerEvicted([ReadyInfo.KeyVersion(key: moving.key, version: moving.version + 1, epoch: stamp)], at: try #require(cluster.record(of: previous)))
         #expect(cluster.core.counters.evictions == 1 && moving.kept == false)
     }
+
+    /// The worker's pool stores a change on one thread while another thread's job evicts the key: the
+    /// eviction is posted, and believed, before the change's reply. The reply must not bring the key back
+    /// below the eviction's version (a death would then rebuild what subscribers were told is evicted).
+    @Test func aChangeAnsweredAfterItsKeysEvictionDoesNotBringTheKeyBack() throws {
+        let (cluster, _, owner, _) = try feedChangedOnce()
+        let key = LayoutKey(name: "feed")
+        let change = cluster.request(updateBody("feed", insert: "y"))
+        let stamp = try #require(cluster.core.keys[key]?.epoch)
+        // Stored at version 3, then evicted (version 4) before the reply leaves.
+        cluster.core.workerEvicted(evicted("feed", at: 4, epoch: stamp), at: try #require(cluster.record(of: owner)))
+        cluster.deliverAll()
+        #expect((cluster.reply(for: change)?["result"] as? [String: Any])?["version"] as? Int == 3)
+        let record = try #require(cluster.core.keys[key])
+        #expect(!record.kept && record.version == 4)
+        #expect(cluster.core.recipes.recipe(for: key) == nil)
+    }
 }

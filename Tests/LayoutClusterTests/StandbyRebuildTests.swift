@@ -133,6 +133,27 @@ import Testing
         #expect(cluster.core.counters.standbysUsed == 1)
     }
 
+    /// A standby refused (the worker's queue full) leaves the key at the epoch it had: the owner, back in
+    /// time, still takes its copy back (the standby's raised epoch had made it look stale: a rebuild per
+    /// key per blip under load).
+    @Test func aStandbyRefusedLeavesTheKeyToItsOwnersReturn() throws {
+        let (cluster, frames, owner, other) = try feedChangedOnce()
+        cluster.workers[other]?.restoresToRefuse = 1
+        let epoch = cluster.core.keys[LayoutKey(name: "feed")]?.epoch
+        cluster.kill(owner)
+        cluster.deliverAll()
+        #expect(cluster.core.keys[LayoutKey(name: "feed")]?.standby == nil)
+        #expect(cluster.core.keys[LayoutKey(name: "feed")]?.epoch == epoch)
+
+        cluster.join(owner)
+        cluster.deliverAll()
+        #expect(cluster.core.keys[LayoutKey(name: "feed")]?.owner?.name == owner)
+        #expect(cluster.core.counters.keysKeptThroughDrops == 1 && cluster.core.counters.restores == 0)
+        let query = cluster.request(queryBody("feed", id: "same"))
+        cluster.deliverAll()
+        #expect(cluster.replyBytes(for: query) == frames)
+    }
+
     @Test func aStandbysWorkerLostMeanwhileLeavesTheKeyToBePlacedAsAfterADeath() throws {
         let cluster = SimulatedCluster(dropGraceNanos: Self.grace)
         for name in ["a", "b", "c"] { cluster.join(name) }

@@ -19,7 +19,7 @@ extension BrokerCore {
             }
             if record.standby?.worker === worker {
                 // A standby copy evicted cannot stand in for the key's owner.
-                record.standby = nil
+                dropStandby(of: record)
                 counters.staleEvictions += 1
                 continue
             }

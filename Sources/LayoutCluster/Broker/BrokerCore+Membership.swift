@@ -226,7 +226,7 @@ extension BrokerCore {
             case .restore(let record, _, _):
                 record.inFlight -= 1
             case .standby(let record, _):
-                if record.standby?.token == token { record.standby = nil }
+                if record.standby?.token == token { dropStandby(of: record) }
             case .snapshot(let record, let recipe):
                 record.inFlight -= 1
                 record.snapshotInFlight = false

@@ -89,6 +89,10 @@ extension BrokerCore {
             return
         }
         guard operation.changesLayout, let version = summary.version else { return }
+        // Evicted since: its worker's pool ran another key's job that evicted this one between storing this
+        // change and answering it, and the eviction, posted first, was believed first. The key is gone at
+        // the eviction's version; learning this change would bring it back below that version.
+        guard record.kept || version > record.version else { return }
         assignEpoch(record, epoch)
         switch operation {
         case .prepare:

@@ -62,16 +62,32 @@ extension BrokerCore {
         if var standby = record.standby, standby.token == token {
             // Failed or refused: the key is placed as after a death if its worker does not return.
             guard restored else {
-                record.standby = nil
+                dropStandby(of: record)
                 return
             }
             standby.ready = true
             record.standby = standby
             return
         }
-        // Not where a later standby of the key is being built either: the RELEASE would follow that
-        // standby's RESTORE there and remove it (found by the simulator, seed 202810).
-        if restored, record.owner !== worker, record.standby?.worker !== worker { release([record.key], at: worker) }
+        guard restored, record.owner !== worker else { return }
+        if var later = record.standby, later.worker === worker, later.token != nil {
+            // A later standby's RESTORE is on its way there: a RELEASE now would follow it and remove
+            // its copy (seed 202810). That standby releases the copy if it is not used.
+            later.releasesEarlierCopy = true
+            record.standby = later
+            return
+        }
+        release([record.key], at: worker)
+    }
+
+    /// The key's standby is not used (failed, its worker gone, its copy evicted): a copy it made there, or
+    /// an earlier one's, is released, and the key stands at the epoch it had before the standby was sent,
+    /// so that its owner's copy is still taken back when it returns.
+    func dropStandby(of record: KeyRecord) {
+        guard let standby = record.standby else { return }
+        record.standby = nil
+        if (standby.ready || standby.releasesEarlierCopy), standby.worker.isConnected { release([record.key], at: standby.worker) }
+        if standby.token != nil { assignEpoch(record, standby.before.epoch) }
     }
 
     /// A worker reported `entry` for a key waiting for a return: taken back when its copy is the one the
@@ -93,6 +109,7 @@ extension BrokerCore {
         }
         settle(record)
         abandonStandby(of: record)
+        record.formerCopy = nil
         record.version = entry.version
         // The copy's own stamp again (below a standby's, which is released).
         assignEpoch(record, entry.epoch)
@@ -112,7 +129,7 @@ extension BrokerCore {
     private func abandonStandby(of record: KeyRecord) {
         guard let standby = record.standby else { return }
         record.standby = nil
-        if standby.ready, standby.worker.isConnected { release([record.key], at: standby.worker) }
+        if standby.ready || standby.releasesEarlierCopy, standby.worker.isConnected { release([record.key], at: standby.worker) }
     }
 
     /// Once the wait's time is over: the keys still waiting are rebuilt elsewhere.
@@ -139,11 +156,11 @@ extension BrokerCore {
     /// when it has none (or its worker is gone).
     private func promoteStandby(of record: KeyRecord) -> Bool {
         guard let standby = record.standby else { return false }
-        record.standby = nil
         guard standby.worker.isAlive, let token = standby.token else {
-            if standby.ready, standby.worker.isConnected { release([record.key], at: standby.worker) }
+            dropStandby(of: record)
             return false
         }
+        record.standby = nil
         if standby.ready {
             settle(record)
             setOwner(record, standby.worker)

@@ -9,6 +9,8 @@ import LayoutWire
 //     settled ──drain──▶ draining ──queueRebuild──▶ queued ──beginRebuild──▶ restoring ──settle──▶ settled
 //        │                                              ▲                          │
 //        └──awaitReturn──▶ awaitingReturn ──settle──────┴── (rebuild refused busy) ┘
+//                               │  └─(standby built: settle at it; standby being built: beginRebuild)
+//                               └─(owner back: settle at it, standby released)
 //
 // A key stops being protected only by `lose` (published `lost`), a client's `drop`, or an eviction at its
 // worker; a key whose recipe cannot reproduce it is protected again by a snapshot (`reprotect`).
@@ -29,8 +31,9 @@ final class KeyRecord {
         /// the rebuild succeeds (a join), or is gone (a death).
         case restoring(target: WorkerRecord, previous: WorkerRecord?)
         /// Its owner's connection dropped (issue 14, defect 5): requests wait for that worker to register
-        /// again with its copy, as after a TCP drop healed, until `until`; then the key is rebuilt on
-        /// another worker, as after a death.
+        /// again with its copy, as after a TCP drop healed, until `until`; meanwhile a standby copy is
+        /// rebuilt on the worker that would take it, which becomes the key's copy when the wait ends
+        /// (settled there, or restoring while its rebuild is still under way).
         case awaitingReturn(from: String, until: Nanos)
     }
 
@@ -101,6 +104,11 @@ struct Standby {
     var before: (epoch: UInt64, version: Int) = (0, 0)
     /// Whether the rebuild succeeded.
     var ready = false
+    /// An earlier standby of the key on the same worker answered after this one was sent: its copy is
+    /// there until this one's replaces it, so this one releases the worker's copy if it is not used,
+    /// whatever becomes of its own rebuild (a RELEASE sent for the earlier one would have followed this
+    /// RESTORE and removed its copy: simulator, seeds 202810 and 14062).
+    var releasesEarlierCopy = false
 }
 
 /// The copy a key's owner kept when it was declared dead or its connection dropped: `(epoch, version)`,

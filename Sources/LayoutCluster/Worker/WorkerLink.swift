@@ -440,7 +440,9 @@ final class WorkerLink {
                     logger.warning("event publish failed", metadata: ["error": "\(error)"])
                 }
             case .toBroker(let frames):
-                sendToBroker(frames)
+                // Not before READY: the broker would answer a stranger DISCONNECT. READY, sent later,
+                // lists what the store keeps then, which is what an eviction before it would have said.
+                if !readyOwed { sendToBroker(frames) }
             case .shutdown:
                 delivered.shutdown = true
             }
