@@ -24,7 +24,7 @@ struct ClusterSimulationTests {
     static let steps = 250
     /// Seeds that once found a defect (each fixed, most with a unit test of its own): run in every sweep,
     /// CI's included, so that none comes back.
-    static let regressionSeeds: [UInt64] = Array(foundBeforeEvictions).sorted() + [2700, 8020, 14062, 200980, 202810, 255326]
+    static let regressionSeeds: [UInt64] = Array(foundBeforeEvictions).sorted() + [2700, 8020, 14062, 28111, 200980, 202810, 218431, 255326]
     /// Those found before the simulation's stores evicted: they keep the stores they were found with.
     static let foundBeforeEvictions: Set<UInt64> = [659, 902, 1290, 1400, 2702, 2842, 3151, 3194, 3199, 5138, 6297, 11392, 17239, 67458, 68675, 276287]
     /// One seed alone (`LAYOUTD_SIM_SEED`), to replay a failure with its whole history.

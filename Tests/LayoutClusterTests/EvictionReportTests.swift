@@ -136,4 +136,23 @@ import Testing
         #expect(!record.kept && record.version == 4)
         #expect(cluster.core.recipes.recipe(for: key) == nil)
     }
+
+    /// Simulator, seed 28111: a key's end by eviction kept the key's epoch, below a copy stamped later (a
+    /// standby sent and abandoned), which came back at an earlier version after the eviction. The end
+    /// stands at the broker's epoch, as a change's would.
+    @Test func anEvictionEndsTheKeyUnderTheBrokersEpoch() throws {
+        let cluster = SimulatedCluster()
+        for name in ["a", "b", "c"] { cluster.join(name) }
+        cluster.request(prepareBody("feed"))
+        cluster.deliverAll()
+        let key = LayoutKey(name: "feed")
+        let owner = try #require(cluster.core.keys[key]?.owner?.name)
+        let stamp = try #require(cluster.core.keys[key]?.epoch)
+        // Another worker dies: the broker's epoch advances past the key's.
+        cluster.kill(try #require(["a", "b", "c"].first { $0 != owner }))
+        cluster.deliverAll()
+        #expect(cluster.core.epoch > stamp)
+        cluster.core.workerEvicted(evicted("feed", at: 2, epoch: stamp), at: try #require(cluster.record(of: owner)))
+        #expect(cluster.core.keys[key]?.kept == false && cluster.core.keys[key]?.epoch == cluster.core.epoch)
+    }
 }

@@ -31,6 +31,10 @@ extension BrokerCore {
                 continue
             }
             counters.evictions += 1
+            // The key's end, under the broker's epoch: a copy stamped later than the key's epoch (a
+            // rebuild or standby sent, then abandoned) must not outrank it (seed 28111: such a copy, of an
+            // earlier version, came back after the eviction).
+            assignEpoch(record, max(record.epoch, epoch))
             record.kept = false
             record.version = entry.version
             recipes.remove(record.key, droppedAt: entry.version)

@@ -185,6 +185,8 @@ extension BrokerCore {
     /// The key's layout cannot be rebuilt: `invalidated` with reason `lost`, one version on.
     func lose(_ record: KeyRecord) {
         counters.lost += 1
+        // Under the broker's epoch, above any copy made before (as an eviction's end, seed 28111).
+        assignEpoch(record, max(record.epoch, epoch))
         record.version += 1
         record.kept = false
         recipes.remove(record.key, droppedAt: record.version)
