@@ -82,7 +82,7 @@ BLOCKS = {
     ("## 8. The stats socket", 1): ("stats", '{"uptimeSeconds":3605.2'),
     ("## 8. The stats socket", 2): ("stats-journal", '"journal":{"url":"sqlite:data/layoutd.db"'),
     ("## 8. The stats socket", 3): ("stats-cluster", '"cluster":{"role":"broker"'),
-    ("### 10.3 READY", 1): ("out-of-scope", '{"protocol":3'),
+    ("### 10.3 READY", 1): ("out-of-scope", '{"protocol":5'),
     ("### 10.7 Rebuilds, moves and losses", 1): ("out-of-scope", '{"layout":"feed","version":12'),
     ("### 10.7 Rebuilds, moves and losses", 2): ("out-of-scope", '{"layout":"feed"}'),
     ("### 10.7 Rebuilds, moves and losses", 3): ("out-of-scope", '{"ok":true,"layout":"feed"'),
