@@ -8,23 +8,6 @@ import Testing
 /// worker dies or joins. Workers run the real handler, store and RESTORE code.
 @Suite struct BrokerCoreTests {
     /// The worker a key lives on.
-    /// Workers a and b, `feed` prepared and changed once (version 2): the cluster, the frames a query of
-    /// `feed` answers, its owner and the other worker.
-    private func feedChangedOnce() throws -> (cluster: SimulatedCluster, frames: [UInt8], owner: String, other: String) {
-        let cluster = SimulatedCluster()
-        cluster.join("a")
-        cluster.join("b")
-        cluster.request(prepareBody("feed"))
-        cluster.deliverAll()
-        cluster.request(updateBody("feed", insert: "x"))
-        cluster.deliverAll()
-        let before = cluster.request(queryBody("feed", id: "same"))
-        cluster.deliverAll()
-        let frames = try #require(cluster.replyBytes(for: before))
-        let keeper = try #require(owner(of: "feed", in: cluster))
-        return (cluster, frames, keeper, keeper == "a" ? "b" : "a")
-    }
-
     private func owner(of key: String, in cluster: SimulatedCluster) -> String? {
         cluster.core.keys[LayoutKey(name: key)]?.owner?.name
     }

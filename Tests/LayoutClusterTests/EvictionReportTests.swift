@@ -8,23 +8,6 @@ import Testing
 /// copy evicted on another worker dropped the recipe of a key its owner still kept, and the owner's death
 /// then lost the key with no `lost`. Evictions now count only when the key's owner reports them (EVICTED).
 @Suite struct EvictionReportTests {
-    /// Workers a and b, `feed` prepared and changed once (version 2): the cluster, a query's frames, the
-    /// owner and the other worker.
-    private func feedChangedOnce() throws -> (cluster: SimulatedCluster, frames: [UInt8], owner: String, other: String) {
-        let cluster = SimulatedCluster()
-        cluster.join("a")
-        cluster.join("b")
-        cluster.request(prepareBody("feed"))
-        cluster.deliverAll()
-        cluster.request(updateBody("feed", insert: "x"))
-        cluster.deliverAll()
-        let query = cluster.request(queryBody("feed", id: "same"))
-        cluster.deliverAll()
-        let frames = try #require(cluster.replyBytes(for: query))
-        let owner = try #require(cluster.core.keys[LayoutKey(name: "feed")]?.owner?.name)
-        return (cluster, frames, owner, owner == "a" ? "b" : "a")
-    }
-
     /// An eviction of `key` at `version` of a copy stamped `epoch`.
     private func evicted(_ key: String, at version: Int, epoch: UInt64) -> [ReadyInfo.KeyVersion] {
         [ReadyInfo.KeyVersion(key: LayoutKey(name: key), version: version, epoch: epoch)]

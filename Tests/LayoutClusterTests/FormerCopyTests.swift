@@ -9,27 +9,6 @@ import Testing
 /// that has not changed since its rebuild holds the state the returning worker's copy holds: that copy
 /// takes it back, with no second rebuild.
 @Suite struct FormerCopyTests {
-    /// Workers a and b without a drop grace, `feed` prepared and changed once (version 2): the cluster, a
-    /// query's answer, the owner and the other worker.
-    private func feedChangedOnce() throws -> (cluster: SimulatedCluster, frames: [UInt8], owner: String, other: String) {
-        let cluster = SimulatedCluster()
-        cluster.join("a")
-        cluster.join("b")
-        cluster.request(prepareBody("feed"))
-        cluster.deliverAll()
-        cluster.request(updateBody("feed", insert: "x"))
-        cluster.deliverAll()
-        let query = cluster.request(queryBody("feed", id: "same"))
-        cluster.deliverAll()
-        let frames = try #require(cluster.replyBytes(for: query))
-        let owner = try #require(cluster.core.keys[LayoutKey(name: "feed")]?.owner?.name)
-        return (cluster, frames, owner, owner == "a" ? "b" : "a")
-    }
-
-    private func keeps(_ name: String, _ cluster: SimulatedCluster) -> Bool {
-        cluster.workers[name]?.store.entry(forKey: LayoutKey(name: "feed")) != nil
-    }
-
     @Test func aWorkerBackFromAFalseDeathTakesItsUnchangedKeysBackWithoutARebuild() throws {
         let (cluster, frames, owner, other) = try feedChangedOnce()
         cluster.kill(owner)              // cut off: it keeps its copy
@@ -41,7 +20,7 @@ import Testing
         #expect(cluster.core.keys[LayoutKey(name: "feed")]?.owner?.name == owner)
         #expect(cluster.orders(to: other).contains { $0.releasedKeys == [LayoutKey(name: "feed")] })
         cluster.deliverAll()
-        #expect(!keeps(other, cluster))
+        #expect(!cluster.keeps(other))
         let counters = cluster.core.counters
         #expect(counters.formerCopiesTakenBack == 1 && counters.restores == 1 && counters.moves == 0)
         let query = cluster.request(queryBody("feed", id: "same"))
@@ -74,6 +53,6 @@ import Testing
         let again = cluster.request(queryBody("feed", id: "same"))
         cluster.deliverAll()
         #expect(cluster.replyBytes(for: again) == frames)
-        #expect([owner, other].filter { keeps($0, cluster) }.count == 1)
+        #expect([owner, other].filter { cluster.keeps($0) }.count == 1)
     }
 }

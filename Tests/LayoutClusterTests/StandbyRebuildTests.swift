@@ -11,35 +11,14 @@ import Testing
 @Suite struct StandbyRebuildTests {
     private static let grace: Nanos = 2_000_000_000
 
-    /// Workers a and b with the grace, `feed` prepared and changed once (version 2): the cluster, a
-    /// query's answer, the owner and the other worker.
-    private func feedChangedOnce() throws -> (cluster: SimulatedCluster, frames: [UInt8], owner: String, other: String) {
-        let cluster = SimulatedCluster(dropGraceNanos: Self.grace)
-        cluster.join("a")
-        cluster.join("b")
-        cluster.request(prepareBody("feed"))
-        cluster.deliverAll()
-        cluster.request(updateBody("feed", insert: "x"))
-        cluster.deliverAll()
-        let query = cluster.request(queryBody("feed", id: "same"))
-        cluster.deliverAll()
-        let frames = try #require(cluster.replyBytes(for: query))
-        let owner = try #require(cluster.core.keys[LayoutKey(name: "feed")]?.owner?.name)
-        return (cluster, frames, owner, owner == "a" ? "b" : "a")
-    }
-
-    private func keeps(_ name: String, _ cluster: SimulatedCluster) -> Bool {
-        cluster.workers[name]?.store.entry(forKey: LayoutKey(name: "feed")) != nil
-    }
-
     @Test func aWorkerBackWithinTheGraceKeepsItsKeysAndTheStandbyIsReleased() throws {
-        let (cluster, frames, owner, other) = try feedChangedOnce()
+        let (cluster, frames, owner, other) = try feedChangedOnce(dropGraceNanos: Self.grace)
         cluster.kill(owner)
         // The standby is rebuilt at the acknowledged version while the key waits.
         #expect(cluster.orders(to: other).contains { $0.restoreHeader == RestoreHeader(layout: "feed", version: 2, base: 1) })
         let query = cluster.request(queryBody("feed", id: "same"))
         cluster.deliverAll()
-        #expect(keeps(other, cluster))
+        #expect(cluster.keeps(other))
         #expect(cluster.replyCount(for: query) == 0, "requests wait for the owner's return")
 
         cluster.join(owner)
@@ -47,7 +26,7 @@ import Testing
         cluster.deliverAll()
         #expect(cluster.replyBytes(for: query) == frames)
         #expect(cluster.core.keys[LayoutKey(name: "feed")]?.owner?.name == owner)
-        #expect(!keeps(other, cluster))
+        #expect(!cluster.keeps(other))
         let counters = cluster.core.counters
         #expect(counters.keysKeptThroughDrops == 1 && counters.standbyRebuilds == 1 && counters.standbysUsed == 0)
         #expect(counters.moves == 0 && counters.restores == 0)
@@ -59,7 +38,7 @@ import Testing
     }
 
     @Test(arguments: [true, false]) func aWorkerNotBackWhenTheGraceEndsIsReplacedByItsStandby(standbyBuilt: Bool) throws {
-        let (cluster, frames, owner, other) = try feedChangedOnce()
+        let (cluster, frames, owner, other) = try feedChangedOnce(dropGraceNanos: Self.grace)
         cluster.kill(owner)
         if standbyBuilt { cluster.deliverAll() }
         let query = cluster.request(queryBody("feed", id: "same"))
@@ -82,7 +61,7 @@ import Testing
         // moves back to it, as to any worker that joins and wins it by rendezvous.)
         cluster.join(owner)
         cluster.deliverAll()
-        #expect([owner, other].filter { keeps($0, cluster) }.count == 1)
+        #expect([owner, other].filter { cluster.keeps($0) }.count == 1)
         #expect(cluster.core.counters.released >= 1)
         let change = cluster.request(updateBody("feed", insert: "y"))
         cluster.deliverAll()
@@ -93,12 +72,12 @@ import Testing
     /// version past the standby's. Taken back, it would rank below the standby's later epoch should the
     /// broker restart with the standby still there; so the change resolves as not applied.
     @Test func aCopyBackPastTheStandbysVersionIsNotTakenBack() throws {
-        let (cluster, frames, owner, other) = try feedChangedOnce()
+        let (cluster, frames, owner, other) = try feedChangedOnce(dropGraceNanos: Self.grace)
         let change = cluster.request(updateBody("feed", insert: "lost"))
         #expect(cluster.runNextThenCutOff(owner))
         #expect((cluster.reply(for: change)?["error"] as? [String: Any])?["code"] as? String == "unavailable")
         cluster.deliverAll()
-        #expect(keeps(other, cluster))
+        #expect(cluster.keeps(other))
 
         cluster.join(owner)
         #expect(cluster.orders(to: owner).contains { $0.releasedKeys == [LayoutKey(name: "feed")] }, "its copy is released")
@@ -109,7 +88,7 @@ import Testing
         let query = cluster.request(queryBody("feed", id: "same"))
         cluster.deliverAll()
         #expect(cluster.replyBytes(for: query) == frames)
-        #expect([owner, other].filter { keeps($0, cluster) }.count == 1)
+        #expect([owner, other].filter { cluster.keeps($0) }.count == 1)
         let next = cluster.request(updateBody("feed", insert: "kept"))
         cluster.deliverAll()
         #expect((cluster.reply(for: next)?["result"] as? [String: Any])?["version"] as? Int == 3)
@@ -119,13 +98,13 @@ import Testing
     /// was released when its answer came, after a second drop had sent a new standby to the same worker:
     /// the RELEASE removed the new standby's copy, which then became the key's.
     @Test func anAbandonedStandbysAnswerLeavesALaterStandbyOnTheSameWorker() throws {
-        let (cluster, frames, owner, other) = try feedChangedOnce()
+        let (cluster, frames, owner, other) = try feedChangedOnce(dropGraceNanos: Self.grace)
         cluster.kill(owner)
         cluster.join(owner)
         cluster.kill(owner)
         #expect(cluster.orders(to: other).filter(\.isRestore).count == 2)
         cluster.deliverAll()
-        #expect(keeps(other, cluster))
+        #expect(cluster.keeps(other))
         cluster.advance(by: Self.grace + 1)
         let query = cluster.request(queryBody("feed", id: "same"))
         cluster.deliverAll()
@@ -137,7 +116,7 @@ import Testing
     /// time, still takes its copy back (the standby's raised epoch had made it look stale: a rebuild per
     /// key per blip under load).
     @Test func aStandbyRefusedLeavesTheKeyToItsOwnersReturn() throws {
-        let (cluster, frames, owner, other) = try feedChangedOnce()
+        let (cluster, frames, owner, other) = try feedChangedOnce(dropGraceNanos: Self.grace)
         cluster.workers[other]?.restoresToRefuse = 1
         let epoch = cluster.core.keys[LayoutKey(name: "feed")]?.epoch
         cluster.kill(owner)

@@ -23,16 +23,7 @@ import ZeroMQ
         let worker = try ClusterWorker(configuration: fake.configuration, cluster: fake.cluster, logger: logger).start()
         defer { worker.stop() }
 
-        func receive(_ wanted: ([[UInt8]]) -> Bool) throws -> [[UInt8]] {
-            let deadline = ContinuousClock.now + .seconds(30)
-            while ContinuousClock.now < deadline {
-                // libzmq attaches a socket's new connections when its owner calls into it: the XSUB is
-                // touched between short waits on the back socket, as a broker's proxy thread would.
-                _ = try? fake.eventsIn.receiveBytes(flags: .dontWait)
-                if let frames = try back.receiveMultipart(), wanted(frames) { return frames }
-            }
-            throw TestFailure("not received within 30 s")
-        }
+        func receive(_ wanted: ([[UInt8]]) -> Bool) throws -> [[UInt8]] { try fake.receive(where: wanted) }
         func token(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
         func request(_ value: UInt64, _ body: String, to identity: [UInt8]) throws {
             _ = try back.send(multipart: [identity, [], Array("MDPW01".utf8), [0x02], token(value), [], Array(body.utf8)])

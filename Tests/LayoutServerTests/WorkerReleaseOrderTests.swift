@@ -12,21 +12,13 @@ import ZeroMQ
         let context = try Context()
         defer { context.terminate() }
         let fake = try FakeBrokerSockets(in: context, backReceiveTimeout: 100)
-        let (back, eventsIn) = (fake.back, fake.eventsIn)
+        let back = fake.back
         var logger = Logger(label: "release-order-test")
         logger.logLevel = .warning
         let worker = try ClusterWorker(configuration: fake.configuration, cluster: fake.cluster, logger: logger).start()
         defer { worker.stop() }
 
-        // libzmq attaches a socket's new connections when its owner calls into it: the XSUB is touched
-        // between short waits on the back socket, as a broker's proxy thread would.
-        func receive() throws -> [[UInt8]] {
-            for _ in 0..<300 {
-                _ = try? eventsIn.receiveBytes(flags: .dontWait)
-                if let frames = try back.receiveMultipart() { return frames }
-            }
-            throw TestFailure("nothing from the worker within 30 s")
-        }
+        func receive() throws -> [[UInt8]] { try fake.receive() }
         // READY: [identity, "", MDPW01, 0x01, "layoutd", json].
         let ready = try receive()
         #expect(ready.count == 6 && ready[3] == [0x01], "\(ready.count) frames")

@@ -27,4 +27,16 @@ struct FakeBrokerSockets {
         cluster.joinEventsEndpoint = try eventsIn.lastEndpoint
         cluster.workerID = "w"
     }
+
+    /// The next message from the worker that `wanted` accepts (others are skipped), within 30 s.
+    /// libzmq attaches a socket's new connections when its owner calls into it: the XSUB is touched
+    /// between short waits on the back socket, as a broker's proxy thread would.
+    func receive(where wanted: ([[UInt8]]) -> Bool = { _ in true }) throws -> [[UInt8]] {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            _ = try? eventsIn.receiveBytes(flags: .dontWait)
+            if let frames = try back.receiveMultipart(), wanted(frames) { return frames }
+        }
+        throw TestFailure("nothing wanted from the worker within 30 s")
+    }
 }
