@@ -30,13 +30,13 @@ import ZeroMQ
             "--server-secret-key-file", keys.serverSecretKeyFile, "--client-keys-file", keys.clientKeysFile,
         ])
         // Up: it answers Alice (SIGHUP is trapped before the sockets are bound).
-        #expect(try answers(daemon, keys: keys, client: alice, attempts: 100, timeout: .milliseconds(100)))
+        #expect(try answers(daemon, keys: keys, client: alice, attempts: 300, timeout: .milliseconds(100)))
         #expect(try !answers(daemon, keys: keys, client: carol, attempts: 1, timeout: .milliseconds(400)))
 
         try keys.allow([(alice, "alice", false), (carol, "carol", false)])
         daemon.signal(SIGHUP)
         // The reload runs on the daemon's own time: Carol is admitted within a few tries.
-        #expect(try answers(daemon, keys: keys, client: carol, attempts: 50, timeout: .milliseconds(100)))
+        #expect(try answers(daemon, keys: keys, client: carol, attempts: 150, timeout: .milliseconds(100)))
         #expect(daemon.process.isRunning)
 
         daemon.signal(SIGTERM)
@@ -54,12 +54,12 @@ import ZeroMQ
             "--server-secret-key-file", keys.serverSecretKeyFile, "--client-keys-file", keys.clientKeysFile,
         ])
         // Up, without workers: it answers Alice (`unavailable`), and Carol not at all.
-        #expect(try answers(broker, keys: keys, client: alice, attempts: 100, timeout: .milliseconds(100), anyReply: true))
+        #expect(try answers(broker, keys: keys, client: alice, attempts: 300, timeout: .milliseconds(100), anyReply: true))
         #expect(try !answers(broker, keys: keys, client: carol, attempts: 1, timeout: .milliseconds(400), anyReply: true))
 
         try keys.allow([(carol, "carol", false)])
         broker.signal(SIGHUP)
-        #expect(try answers(broker, keys: keys, client: carol, attempts: 50, timeout: .milliseconds(100), anyReply: true))
+        #expect(try answers(broker, keys: keys, client: carol, attempts: 150, timeout: .milliseconds(100), anyReply: true))
         #expect(try !answers(broker, keys: keys, client: alice, attempts: 1, timeout: .milliseconds(400), anyReply: true))
         #expect(broker.process.isRunning)
 
