@@ -10,6 +10,11 @@ import Synchronization
 /// were appended, all the writes waiting at once in one transaction. Reads (`recipe(for:)`) go through
 /// a connection of their own.
 ///
+/// With an append-only log in front of SQLite (`AppendOnlyLog`, a single daemon's journal), `append`
+/// writes the change to the log on the caller's thread instead: with `async` durability its completion
+/// runs at once, on that thread; with `sync`, on the journal thread once the log is synced. The journal
+/// thread copies the log into SQLite behind the replies (`Journal+Log.swift`).
+///
 /// The journal keeps an index of every key in memory (its version and the sizes of its bodies), brought
 /// up to date as writes are appended, so that the daemon decides without a read whether a change can
 /// follow the key's last write or needs a snapshot.
@@ -26,6 +31,8 @@ public final class Journal: Sendable {
         fileprivate var changes: Int
         /// A write of this key failed: its next change must be a snapshot, the chain being broken.
         fileprivate var isBroken = false
+        /// With the log: the lsn of the key's last write, which SQLite must have before the key is read.
+        var lsn: UInt64 = 0
     }
 
     /// When a key's changes are folded into a snapshot (`journal.compactAfterBytes`, `…Changes`).
@@ -53,12 +60,13 @@ public final class Journal: Sendable {
 
     public typealias Completion = @Sendable (Result<Void, JournalError>) -> Void
 
-    private struct Pending {
-        var write: JournalWrite
-        var completion: Completion
+    struct Pending {
+        var record: LoggedWrite
+        /// Nil for a logged write with `async` durability, whose completion ran when it was logged.
+        var completion: Completion?
     }
 
-    private struct State: ~Copyable {
+    struct State: ~Copyable {
         var pending: [Pending] = []
         var index: [JournalKey: Entry] = [:]
         var isWritable = true
@@ -68,6 +76,15 @@ public final class Journal: Sendable {
         var records = 0
         var errors = 0
         var bytes = 0
+        /// With the log: the lsn of the last record committed to SQLite.
+        var committedLSN: UInt64 = 0
+        /// With the log: readers waiting for SQLite to have a key's records (the journal thread then
+        /// commits at once), each with the lsn it waits for.
+        var readers: [(lsn: UInt64, ready: DispatchSemaphore)] = []
+        /// With the log: when `pending` last became non-empty, and whether the journal thread is
+        /// letting it gather (appends then do not wake it).
+        var pendingSince = DispatchTime.now()
+        var isGathering = false
     }
 
     public let url: JournalURL
@@ -75,32 +92,50 @@ public final class Journal: Sendable {
     /// With `async` durability, how long a commit may wait to reach the disk, in ms.
     public let syncMillis: Int
     public let compaction: Compaction
-    private let state: Mutex<State>
+    let state: Mutex<State>
     private let reader: Mutex<StorageBox>
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    let wake = DispatchSemaphore(value: 0)
+    let finished = DispatchSemaphore(value: 0)
     private let finishedCheckpoints = DispatchSemaphore(value: 0)
-    private let onCommit: @Sendable (JournalCommit) -> Void
-    private let onHealthChange: @Sendable (Bool, String?) -> Void
+    let onCommit: @Sendable (JournalCommit) -> Void
+    let onHealthChange: @Sendable (Bool, String?) -> Void
+    /// The append-only log in front of SQLite; nil where changes go straight to the database.
+    let log: AppendOnlyLog?
     /// The keys found at open, most recently changed first.
     public let keysAtOpen: [JournalKeyState]
+    /// What opening found worth a line in the operator's log (a torn write left out of the log, records
+    /// replayed from it).
+    public let notesAtOpen: [String]
 
     /// Opens the journal at `url` for `role`, reads its index, and starts its thread; nil for `none`.
     /// - Parameter onCommit: told of every group commit, on the journal thread.
     /// - Parameter onHealthChange: told when writing stops working (false, why) and works again (true).
     /// - Parameter fencingEpoch: with PostgreSQL, the epoch of the broker lease (`BrokerLease`) this
     ///   writer holds: every group commit checks it, so a broker whose lease was taken writes nothing more.
+    /// - Parameter appendOnlyLog: with SQLite, puts an append-only log in front of the database
+    ///   (`AppendOnlyLog`), written by the thread that appends; what it holds that SQLite does not is
+    ///   replayed into SQLite here. For a thread that may write a file (a daemon's workers), not for one
+    ///   that must never wait on a disk (a broker's routing thread); ignored for PostgreSQL, whose
+    ///   journal must hold everything for a standby broker on another machine.
     public static func open(
         _ url: JournalURL, role: JournalRole, durability: JournalDurability, syncMillis: Int, compaction: Compaction = Compaction(),
-        fencingEpoch: UInt64? = nil,
+        fencingEpoch: UInt64? = nil, appendOnlyLog: Bool = false,
         onCommit: @escaping @Sendable (JournalCommit) -> Void = { _ in },
         onHealthChange: @escaping @Sendable (Bool, String?) -> Void = { _, _ in }
     ) throws(JournalError) -> Journal? {
         let writer: any JournalStorage
         let reader: any JournalStorage
+        var log: AppendOnlyLog?
+        var notes: [String] = []
+        var committed: UInt64 = 0
         switch url {
         case .none:
             return nil
+        case .sqlite(let path) where appendOnlyLog:
+            let storage = try SQLiteJournalStorage(path: path, role: role, durability: nil)
+            (log, committed, notes) = try Self.replayLog(at: path, role: role, into: storage)
+            writer = storage
+            reader = try SQLiteJournalStorage(path: path, role: role, durability: nil)
         case .sqlite(let path):
             writer = try SQLiteJournalStorage(path: path, role: role, durability: durability)
             reader = try SQLiteJournalStorage(path: path, role: role, durability: durability)
@@ -109,13 +144,19 @@ public final class Journal: Sendable {
             reader = try PostgresJournalStorage(url: url, role: role, durability: durability)
         }
         let keys = try writer.loadKeys().sorted { ($0.changedAtMillis, $1.key) > ($1.changedAtMillis, $0.key) }
-        return Journal(url: url, durability: durability, syncMillis: syncMillis, compaction: compaction, writer: writer, reader: reader, keys: keys, onCommit: onCommit, onHealthChange: onHealthChange)
+        return Journal(
+            url: url, durability: durability, syncMillis: syncMillis, compaction: compaction, writer: writer, reader: reader, log: log,
+            committedLSN: committed, keys: keys, notes: notes, onCommit: onCommit, onHealthChange: onHealthChange
+        )
     }
 
     private init(
         url: JournalURL, durability: JournalDurability, syncMillis: Int, compaction: Compaction, writer: any JournalStorage, reader: any JournalStorage,
-        keys: [JournalKeyState], onCommit: @escaping @Sendable (JournalCommit) -> Void, onHealthChange: @escaping @Sendable (Bool, String?) -> Void
+        log: AppendOnlyLog?, committedLSN: UInt64, keys: [JournalKeyState], notes: [String],
+        onCommit: @escaping @Sendable (JournalCommit) -> Void, onHealthChange: @escaping @Sendable (Bool, String?) -> Void
     ) {
+        self.log = log
+        notesAtOpen = notes
         self.url = url
         self.durability = durability
         self.syncMillis = max(1, syncMillis)
@@ -131,10 +172,17 @@ public final class Journal: Sendable {
             )
         }
         initial.bytes = writer.byteCount()
+        initial.committedLSN = committedLSN
         state = Mutex(initial)
         self.reader = Mutex(StorageBox(reader))
         let box = StorageBox(writer)
-        let thread = Thread { [self] in runWriter(box.storage) }
+        let thread = Thread { [self] in
+            if let log, let storage = box.storage as? SQLiteJournalStorage {
+                runLoggedWriter(storage, log: log)
+            } else {
+                runWriter(box.storage)
+            }
+        }
         thread.name = "layoutd-journal"
         thread.start()
         let checkpoints = Thread { [self] in runCheckpoints() }
@@ -147,9 +195,10 @@ public final class Journal: Sendable {
     /// Queues `write`; `completion` runs on the journal thread once it is committed (or has failed).
     /// The index takes the write at once, so the next decision for the key sees it.
     public func append(_ write: JournalWrite, completion: @escaping Completion) {
+        if let log { return append(write, to: log, completion: completion) }
         let (accepted, first) = state.withLock { state -> (Bool, Bool) in
             guard !state.isStopping else { return (false, false) }
-            state.pending.append(Pending(write: write, completion: completion))
+            state.pending.append(Pending(record: LoggedWrite(lsn: 0, write: write, atMillis: 0, checksum: 0), completion: completion))
             Self.apply(write, to: &state.index)
             return (true, state.pending.count == 1)
         }
@@ -160,6 +209,14 @@ public final class Journal: Sendable {
         // Only the first write of a batch wakes the journal thread: the others join the commit it
         // takes them in (one wake-up per group commit, not per change).
         if first { wake.signal() }
+    }
+
+    /// Appends `write` and returns its outcome, where the journal answers at once: an append-only log
+    /// with `async` durability, where a write is journaled once it is in the log, on this thread.
+    /// Elsewhere nil, and nothing is appended: call `append(_:completion:)`.
+    public func appendAtOnce(_ write: JournalWrite) -> Result<Void, JournalError>? {
+        guard let log, durability == .async else { return nil }
+        return appendAnsweringAtOnce(write, to: log, completion: nil)
     }
 
     /// Whether a change to `key` that gave `version` (with a body of `bytes`) must be written as a
@@ -208,17 +265,20 @@ public final class Journal: Sendable {
         }
     }
 
-    /// The bodies that rebuild `key` as committed, each checked; nil when the key is not kept.
+    /// The bodies that rebuild `key` as committed, each checked; nil when the key is not kept. With the
+    /// log, waits (bounded) for SQLite to have the key's last write.
     public func recipe(for key: JournalKey) throws(JournalError) -> JournalRecipe? {
-        try reader.withLock { (box: inout StorageBox) throws(JournalError) -> JournalRecipe? in
+        if log != nil { try awaitDatabase(for: key) }
+        return try reader.withLock { (box: inout StorageBox) throws(JournalError) -> JournalRecipe? in
             try box.storage.recipe(for: key)
         }
     }
 
     public var statistics: Statistics {
-        state.withLock { state in
+        let logBytes = log?.byteCount ?? 0
+        return state.withLock { state in
             Statistics(
-                url: url.description, durability: durability, bytes: state.bytes, commits: state.commits, records: state.records,
+                url: url.description, durability: durability, bytes: state.bytes + logBytes, commits: state.commits, records: state.records,
                 errors: state.errors, isWritable: state.isWritable, lastError: state.lastError, keys: state.index.values.filter(\.isKept).count
             )
         }
@@ -226,6 +286,8 @@ public final class Journal: Sendable {
 
     /// Commits what is queued, makes it durable, and stops the journal thread; appends after this fail.
     public func close() {
+        // The log first: once the journal thread sees `isStopping`, nothing more can come to it.
+        log?.stopAppending()
         let first = state.withLock { state -> Bool in
             defer { state.isStopping = true }
             return !state.isStopping
@@ -281,12 +343,12 @@ public final class Journal: Sendable {
 
     private func commit(_ batch: [Pending], to storage: any JournalStorage) {
         let started = DispatchTime.now().uptimeNanoseconds
-        let writes = batch.map(\.write)
+        let writes = batch.map(\.record.write)
         do {
             try storage.write(writes, atMillis: Int64(Date().timeIntervalSince1970 * 1000))
         } catch {
             noteFailure(error, keys: writes.map(\.key))
-            for pending in batch { pending.completion(.failure(error)) }
+            for pending in batch { pending.completion?(.failure(error)) }
             return
         }
         let micros = (DispatchTime.now().uptimeNanoseconds - started) / 1000
@@ -300,7 +362,7 @@ public final class Journal: Sendable {
         }
         if recovered { onHealthChange(true, nil) }
         onCommit(JournalCommit(records: batch.count, bytes: writes.reduce(0) { $0 + $1.bodyBytes }, micros: micros))
-        for pending in batch { pending.completion(.success(())) }
+        for pending in batch { pending.completion?(.success(())) }
     }
 
     private func probe(_ storage: any JournalStorage) {
@@ -316,7 +378,7 @@ public final class Journal: Sendable {
         if recovered { onHealthChange(true, nil) }
     }
 
-    private func noteFailure(_ error: JournalError, keys: [JournalKey]) {
+    func noteFailure(_ error: JournalError, keys: [JournalKey]) {
         let wasWritable = state.withLock { state -> Bool in
             state.errors += 1
             for key in keys { state.index[key]?.isBroken = true }
@@ -326,8 +388,9 @@ public final class Journal: Sendable {
         if wasWritable { onHealthChange(false, error.message) }
     }
 
-    private static func apply(_ write: JournalWrite, to index: inout [JournalKey: Entry]) {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+    static func apply(_ write: JournalWrite, to index: inout [JournalKey: Entry], lsn: UInt64 = 0, atMillis: Int64? = nil) {
+        let now = atMillis ?? Self.nowMillis
+        defer { index[write.key]?.lsn = lsn }
         switch write {
         case .rebuild(let key, let version, let epoch, let items, let body):
             index[key] = Entry(version: version, epoch: epoch, items: items, isKept: true, changedAtMillis: now, rebuildBytes: body.count, changeBytes: 0, changes: 0)
@@ -348,6 +411,10 @@ public final class Journal: Sendable {
             index[key] = entry
         }
     }
+}
+
+extension Journal {
+    static var nowMillis: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 }
 
 /// A storage handed to the thread that alone uses it (the writer), or kept behind a lock (the reader).

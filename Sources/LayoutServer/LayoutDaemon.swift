@@ -145,9 +145,10 @@ extension LayoutDaemon {
     fileprivate func openJournal(stats: ServerStats) throws -> Journal? {
         let logger = self.logger
         do {
-            return try Journal.open(
+            let journal = try Journal.open(
                 configuration.journalURL, role: .daemon, durability: configuration.journalDurability,
                 syncMillis: configuration.journalSyncMillis, compaction: configuration.journalCompaction,
+                appendOnlyLog: true,
                 onCommit: { stats.recordJournalCommit(micros: $0.micros) },
                 onHealthChange: { writable, reason in
                     if writable {
@@ -157,6 +158,9 @@ extension LayoutDaemon {
                     }
                 }
             )
+            // A torn write left out of the log (a crash mid-write), and what was replayed from it.
+            for note in journal?.notesAtOpen ?? [] { logger.warning("\(note)") }
+            return journal
         } catch {
             throw ServerError("journal \(configuration.journalURL): \(error.message)")
         }

@@ -7,11 +7,30 @@ import ZeroMQ
 /// durability nothing is acknowledged that is not durable, queries go on, `/readyz` says why, and
 /// writing resumes by itself once there is room again; what was acknowledged survives a restart.
 @Suite struct JournalFullDiskTests {
-    @Test func aFullDiskRefusesChangesServesQueriesAndRecoversByItself() throws {
+    /// Which of the journal's files meets the limit first: its append-only log (never rotated, the sync
+    /// a minute away), or its SQLite database (changes never compacted, while the log is rotated every
+    /// 20 ms), which leaves acknowledged changes in the log alone until SQLite takes them.
+    enum FullFile: String, CaseIterable, CustomTestStringConvertible {
+        case log
+        case database
+
+        var environment: [String: String] {
+            switch self {
+            case .log: return ["LAYOUTD_JOURNAL_SYNC_MILLIS": "60000"]
+            case .database:
+                return ["LAYOUTD_JOURNAL_SYNC_MILLIS": "20", "LAYOUTD_JOURNAL_COMPACT_AFTER_BYTES": "0", "LAYOUTD_JOURNAL_COMPACT_AFTER_CHANGES": "0"]
+            }
+        }
+
+        var testDescription: String { rawValue }
+    }
+
+    @Test(arguments: FullFile.allCases)
+    func aFullDiskRefusesChangesServesQueriesAndRecoversByItself(full: FullFile) throws {
         let folder = TemporaryFolder("layoutd-full")
         let http = "127.0.0.1:\(try LayoutdProcess.freePort())"
         let arguments = ["--journal", folder.journalURL, "--journal-durability", "sync", "--http", http]
-        let daemon = try LayoutdProcess(arguments: arguments, fileSizeLimit: 600_000)
+        let daemon = try LayoutdProcess(arguments: arguments, fileSizeLimit: 600_000, environment: full.environment)
         defer { daemon.signal(SIGKILL) }
         let context = try Context()
         defer { context.terminate() }
@@ -32,6 +51,7 @@ import ZeroMQ
         let error = try #require(refusal?["error"] as? [String: Any], "the journal never filled")
         #expect(error["code"] as? String == "unavailable")
         #expect(String(describing: error["message"] ?? "").contains("journal"), "the message says why: \(error)")
+        #expect(String(describing: error["message"] ?? "").contains("-log.") == (full == .log), "the file that filled: \(error)")
         // Refused before it is applied now, while the journal cannot write.
         let next = try client.call(#"{"op":"update","layout":"feed","updates":[{"delete":[0,0]}]}"#)
         let nextError = next["error"] as? [String: Any] ?? [:]

@@ -15,12 +15,14 @@ final class SQLiteJournalStorage: JournalStorage {
     private var statements: [Statement: SQLiteStatement] = [:]
 
     private enum Statement: Hashable {
-        case deleteBodies, insertBody, upsertRebuilt, upsertDropped, raiseEpoch, selectBodies, selectLayout
+        case deleteBodies, insertBody, upsertRebuilt, upsertDropped, raiseEpoch, selectBodies, selectLayout, setLogPosition
     }
 
     /// Opens (creating it when missing) the journal at `path` for `role`; refuses one written for another
     /// role or format, or a file that is not an SQLite database.
-    init(path: String, role: JournalRole, durability: JournalDurability) throws(JournalError) {
+    /// - Parameter durability: `sync` has every commit synced; nil leaves syncing to `makeDurable` (as
+    ///   `async` does), for a journal whose append-only log keeps what SQLite has not synced.
+    init(path: String, role: JournalRole, durability: JournalDurability?) throws(JournalError) {
         self.path = path
         try Self.makeParentFolder(of: path)
         connection = try SQLiteConnection(path: path)
@@ -99,6 +101,7 @@ final class SQLiteJournalStorage: JournalStorage {
         case .raiseEpoch: sql = "UPDATE layouts SET epoch = MAX(epoch, ?3) WHERE namespace=?1 AND name=?2"
         case .selectBodies: sql = "SELECT version, checksum, body FROM bodies WHERE namespace=?1 AND name=?2 ORDER BY version"
         case .selectLayout: sql = "SELECT kept, base FROM layouts WHERE namespace=?1 AND name=?2"
+        case .setLogPosition: sql = "INSERT OR REPLACE INTO journal_meta VALUES('log_lsn', ?1)"
         }
         let prepared = try connection.prepare(sql, failing: .unreadable)
         statements[which] = prepared
@@ -131,22 +134,43 @@ final class SQLiteJournalStorage: JournalStorage {
     }
 
     func write(_ batch: [JournalWrite], atMillis now: Int64) throws(JournalError) {
+        try write(batch.map { LoggedWrite(lsn: 0, write: $0, atMillis: now, checksum: Checksum.of($0.body)) }, logPosition: nil)
+    }
+
+    /// Writes `batch`, which came through the append-only log, in one transaction, with the lsn of its
+    /// last record: a start replays the log from there.
+    func write(logged batch: [LoggedWrite]) throws(JournalError) {
+        try write(batch, logPosition: batch.last?.lsn)
+    }
+
+    /// The lsn of the last logged record SQLite has (0 before the first).
+    func logPosition() throws(JournalError) -> UInt64 {
+        let row = try connection.prepare("SELECT value FROM journal_meta WHERE name = 'log_lsn'", failing: .unreadable)
+        guard try row.step() else { return 0 }
+        return UInt64(row.text(at: 0)) ?? 0
+    }
+
+    private func write(_ batch: [LoggedWrite], logPosition: UInt64?) throws(JournalError) {
         try connection.execute("BEGIN IMMEDIATE")
         do throws(JournalError) {
-            for write in batch {
-                switch write {
+            for logged in batch {
+                let (now, checksum) = (logged.atMillis, Int64(bitPattern: logged.checksum))
+                switch logged.write {
                 case .rebuild(let key, let version, let epoch, let items, let body):
                     try statement(.deleteBodies).run(.text(key.namespace), .text(key.name))
-                    try statement(.insertBody).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(Int64(bitPattern: Checksum.of(body))), .integer(now), .integer(Int64(items)), .blob(body))
+                    try statement(.insertBody).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(checksum), .integer(now), .integer(Int64(items)), .blob(body))
                     try statement(.upsertRebuilt).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(Int64(bitPattern: epoch)), .integer(Int64(items)), .integer(now), .integer(Int64(body.count)))
                 case .change(let key, let version, let items, let body):
-                    try statement(.insertBody).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(Int64(bitPattern: Checksum.of(body))), .integer(now), .integer(Int64(items)), .blob(body))
+                    try statement(.insertBody).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(checksum), .integer(now), .integer(Int64(items)), .blob(body))
                 case .drop(let key, let version):
                     try statement(.deleteBodies).run(.text(key.namespace), .text(key.name))
                     try statement(.upsertDropped).run(.text(key.namespace), .text(key.name), .integer(Int64(version)), .integer(now))
                 case .epoch(let key, let epoch):
                     try statement(.raiseEpoch).run(.text(key.namespace), .text(key.name), .integer(Int64(bitPattern: epoch)))
                 }
+            }
+            if let logPosition {
+                try statement(.setLogPosition).run(.text(String(logPosition)))
             }
             try connection.execute("COMMIT")
         } catch {

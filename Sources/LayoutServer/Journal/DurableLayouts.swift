@@ -70,6 +70,17 @@ public final class DurableLayouts: Sendable {
             events?.release(change.key, publishing: false)
             return Self.failed(reply, id: id, because: error.message)
         }
+        if let outcome = journal.appendAtOnce(write) {
+            // In the log already (on this thread): no suspension, the reply leaves now.
+            switch outcome {
+            case .success:
+                events?.release(change.key, publishing: true)
+                return reply
+            case .failure(let error):
+                events?.release(change.key, publishing: false)
+                return Self.failed(reply, id: id, because: error.message)
+            }
+        }
         var deferred = reply
         let journal = self.journal
         let events = self.events
@@ -170,6 +181,11 @@ public final class DurableLayouts: Sendable {
             case .failure(let error):
                 failure = error.message
             }
+        } catch where error.code == .writeFailed {
+            // Its last changes are still on their way from the journal's log to its database: the key
+            // is not lost, only not to be had yet.
+            logger.warning("a journaled layout cannot be read yet", metadata: ["layout": "\(key)", "reason": "\(error.message)"])
+            return false
         } catch {
             failure = error.message
         }

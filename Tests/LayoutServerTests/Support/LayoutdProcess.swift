@@ -15,7 +15,8 @@ final class LayoutdProcess {
     /// - Parameter fileSizeLimit: a limit on the size of any file it writes (RLIMIT_FSIZE, SIGXFSZ
     ///   ignored), as a full disk makes writes fail; a soft limit, so anyone may raise it later with
     ///   `prlimit --pid`.
-    init(arguments: [String], fileSizeLimit: Int? = nil) throws {
+    /// - Parameter environment: variables added to the test's own (configuration, `LAYOUTD_*`).
+    init(arguments: [String], fileSizeLimit: Int? = nil, environment: [String: String] = [:]) throws {
         ports = try (0..<3).map { _ in try Self.freePort() }
         let daemonArguments = [
             "--front", "tcp://127.0.0.1:\(ports[0])", "--events", "tcp://127.0.0.1:\(ports[1])",
@@ -29,6 +30,9 @@ final class LayoutdProcess {
         } else {
             process.executableURL = try Self.executable()
             process.arguments = daemonArguments
+        }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
         process.standardOutput = FileHandle.nullDevice
         try process.run()

@@ -1,0 +1,283 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The journal's append-only log in front of its SQLite file, as Redis writes its AOF: a change is
+/// written to the log (`pwrite`, into the kernel's page cache) by the thread that made it, before its
+/// reply; the journal thread copies the log into SQLite in large group commits behind it, and deletes
+/// the log's segments once SQLite has their records on the disk.
+///
+/// Why: a reply that waits for an SQLite transaction waits for a hand-off to the journal thread, a
+/// commit and a hand-off back (PROTOCOL.md, `journal.durability`); a `write(2)` costs a few µs on the
+/// thread that answers, survives the process's crash as SQLite would, and leaves SQLite fewer, larger
+/// transactions (fewer pages written per change). `sync` durability waits for the log's `fdatasync`.
+///
+/// Files: `PATH-log.N`, each a segment: a 16-byte header (`"LDJLOG1\0"`, the role, zeros), then records
+/// (`LogRecord`). Appends go to the last segment; `rotate` starts the next one.
+final class AppendOnlyLog: Sendable {
+    private static let magic = Array("LDJLOG1\0".utf8)
+    static let headerBytes = 16
+
+    private struct Segment {
+        var number: Int
+        var descriptor: Int32
+        var size: Int
+        /// The lsn of its last record; 0 while it has none.
+        var lastLSN: UInt64
+    }
+
+    private struct State {
+        var current: Segment
+        var nextLSN: UInt64
+        /// Earlier segments not yet deleted: their number and last lsn.
+        var retiring: [(number: Int, lastLSN: UInt64)] = []
+        var isClosed = false
+    }
+
+    /// What the log's files held when the journal opened, for the journal to replay into SQLite.
+    struct Recovered {
+        var records: [LoggedWrite]
+        /// The segments read, to delete once their records are durable in SQLite.
+        var segments: [String]
+        /// One line per segment whose tail was torn (its last record cut by a crash).
+        var notes: [String]
+        var lastNumber: Int
+    }
+
+    let path: String
+    private let role: JournalRole
+    private let state: Mutex<State>
+
+    /// Starts a new segment numbered after `number`, its first record numbered `nextLSN`.
+    init(path: String, role: JournalRole, after number: Int, nextLSN: UInt64) throws(JournalError) {
+        self.path = path
+        self.role = role
+        let segment = try Self.create(number: number + 1, path: path, role: role)
+        state = Mutex(State(current: segment, nextLSN: nextLSN))
+    }
+
+    // MARK: Appending (any thread)
+
+    /// Writes `write` at the end of the log, numbered after the last; `then` runs with the logged write
+    /// while the log is still held, so whatever it queues is queued in log order.
+    func append<Result>(_ write: JournalWrite, atMillis: Int64, then: (LoggedWrite) -> Result) throws(JournalError) -> Result {
+        let body = write.body
+        let checksum = Checksum.of(body)
+        return try state.withLock { (state: inout State) throws(JournalError) -> Result in
+            guard !state.isClosed else { throw JournalError(.writeFailed, "the journal is closing") }
+            let logged = LoggedWrite(lsn: state.nextLSN, write: write, atMillis: atMillis, checksum: checksum)
+            let header = LogRecord.header(of: logged)
+            do throws(JournalError) {
+                try Self.write(header, body, to: state.current, path: path(state.current.number))
+            } catch {
+                // What was written of it goes: the next record starts where this one did.
+                _ = ftruncate(state.current.descriptor, off_t(state.current.size))
+                throw error
+            }
+            state.nextLSN += 1
+            state.current.size += header.count + body.count
+            state.current.lastLSN = logged.lsn
+            return then(logged)
+        }
+    }
+
+    /// Writes a record's header and body with one `pwritev` at the segment's end. A write that fails
+    /// part way leaves bytes past the segment's size, which the next record overwrites (and which read
+    /// back as a torn tail, never as a record, since they end before their checksummed length).
+    private static func write(_ header: [UInt8], _ body: [UInt8], to segment: Segment, path: String) throws(JournalError) {
+        var written = 0
+        let total = header.count + body.count
+        while written < total {
+            let result = header.withUnsafeBytes { head in
+                body.withUnsafeBytes { tail -> Int in
+                    var vectors: [iovec] = []
+                    if written < head.count {
+                        vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress.map { $0 + written }), iov_len: head.count - written))
+                    }
+                    let bodyStart = max(0, written - head.count)
+                    if bodyStart < tail.count {
+                        vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: tail.baseAddress.map { $0 + bodyStart }), iov_len: tail.count - bodyStart))
+                    }
+                    return pwritev(segment.descriptor, vectors, Int32(vectors.count), off_t(segment.size + written))
+                }
+            }
+            if result < 0 && errno == EINTR { continue }
+            guard result > 0 else {
+                let reason = result < 0 ? String(cString: strerror(errno)) : "nothing written"
+                throw JournalError(.writeFailed, "\(path): write failed: \(reason)")
+            }
+            written += result
+        }
+    }
+
+    // MARK: The journal thread
+
+    /// `fdatasync` of the segment appends go to: every record appended before the call is on the disk
+    /// when it returns (earlier segments were synced when `rotate` left them).
+    func sync() throws(JournalError) {
+        let (descriptor, number) = state.withLock { ($0.current.descriptor, $0.current.number) }
+        // Outside the lock: appends go on while the disk syncs. Only the journal thread closes a
+        // segment (`rotate`, `close`), so the descriptor stays open meanwhile.
+        guard fdatasync(descriptor) == 0 else {
+            throw JournalError(.writeFailed, "\(path(number)): fdatasync failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The lsn of the last record appended; 0 before the first.
+    var lastLSN: UInt64 {
+        state.withLock { $0.nextLSN - 1 }
+    }
+
+    /// Bytes the log's segments take.
+    var byteCount: Int {
+        state.withLock { state in
+            state.current.size + state.retiring.reduce(0) { $0 + Self.fileSize(path($1.number)) }
+        }
+    }
+
+    /// Starts a new segment when the current one has records, syncs and closes the one it leaves (so
+    /// that each segment but the last is whole on the disk); it is deleted by `retire`.
+    func rotate() throws(JournalError) {
+        let left = try state.withLock { (state: inout State) throws(JournalError) -> Segment? in
+            guard !state.isClosed, state.current.lastLSN != 0 else { return nil }
+            let next = try Self.create(number: state.current.number + 1, path: path, role: role)
+            defer { state.current = next }
+            state.retiring.append((state.current.number, state.current.lastLSN))
+            return state.current
+        }
+        guard let left else { return }
+        _ = fdatasync(left.descriptor)
+        close(left.descriptor)
+    }
+
+    /// Deletes the segments left by `rotate` whose records are all durable in SQLite (up to `lsn`).
+    func retire(through lsn: UInt64) {
+        let deletable = state.withLock { state -> [Int] in
+            let numbers = state.retiring.filter { $0.lastLSN <= lsn }.map(\.number)
+            state.retiring.removeAll { $0.lastLSN <= lsn }
+            return numbers
+        }
+        for number in deletable { unlink(path(number)) }
+        if !deletable.isEmpty { Self.syncFolder(of: path) }
+    }
+
+    /// Writes and takes back 64 KiB at the end of the current segment: whether appending works again.
+    func probe() throws(JournalError) {
+        // Under the lock: an append meanwhile would write where the probe does.
+        let failure = state.withLock { state -> String? in
+            let zeros = [UInt8](repeating: 0, count: 65536)
+            let written = zeros.withUnsafeBytes { pwrite(state.current.descriptor, $0.baseAddress, $0.count, off_t(state.current.size)) }
+            let failure = written == zeros.count ? nil : "\(path(state.current.number)): write failed: \(String(cString: strerror(errno)))"
+            _ = ftruncate(state.current.descriptor, off_t(state.current.size))
+            return failure
+        }
+        if let failure { throw JournalError(.writeFailed, failure) }
+    }
+
+    /// Appends fail from now on (the journal is closing).
+    func stopAppending() {
+        state.withLock { $0.isClosed = true }
+    }
+
+    /// Closes the log, after `stopAppending`. With `removing`, every segment is deleted (SQLite has all
+    /// its records on the disk); otherwise the last one is synced and left for the next start.
+    func close(removing: Bool) {
+        let (current, retiring) = state.withLock { state -> (Segment, [Int]) in
+            state.isClosed = true
+            return (state.current, state.retiring.map(\.number))
+        }
+        if !removing { _ = fdatasync(current.descriptor) }
+        close(current.descriptor)
+        guard removing else { return }
+        for number in retiring + [current.number] { unlink(path(number)) }
+        Self.syncFolder(of: path)
+    }
+
+    private func close(_ descriptor: Int32) {
+        _ = Glibc.close(descriptor)
+    }
+
+    private func path(_ number: Int) -> String {
+        Self.segmentPath(path, number: number)
+    }
+
+    // MARK: Files
+
+    private static func segmentPath(_ path: String, number: Int) -> String {
+        "\(path)-log.\(number)"
+    }
+
+    private static func create(number: Int, path: String, role: JournalRole) throws(JournalError) -> Segment {
+        let file = segmentPath(path, number: number)
+        let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw JournalError(.writeFailed, "\(file): cannot create: \(String(cString: strerror(errno)))")
+        }
+        var header = magic + [role == .daemon ? 1 : 2]
+        header += [UInt8](repeating: 0, count: headerBytes - header.count)
+        let written = header.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        guard written == headerBytes else {
+            let reason = String(cString: strerror(errno))
+            _ = Glibc.close(descriptor)
+            unlink(file)
+            throw JournalError(.writeFailed, "\(file): cannot write its header: \(reason)")
+        }
+        // The new name on the disk, so a `sync` of the segment keeps its records through a power cut.
+        syncFolder(of: path)
+        return Segment(number: number, descriptor: descriptor, size: headerBytes, lastLSN: 0)
+    }
+
+    /// Reads every segment of the log at `path`, in order, each up to its last whole record.
+    static func recover(path: String, role: JournalRole) throws(JournalError) -> Recovered {
+        let folder = (path as NSString).deletingLastPathComponent
+        let prefix = ((path as NSString).lastPathComponent) + "-log."
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
+        let numbers = names.compactMap { name -> Int? in name.hasPrefix(prefix) ? Int(name.dropFirst(prefix.count)) : nil }.sorted()
+        var recovered = Recovered(records: [], segments: [], notes: [], lastNumber: numbers.last ?? 0)
+        for number in numbers {
+            let file = segmentPath(path, number: number)
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw JournalError(.unreadable, "\(file): cannot read the journal's log")
+            }
+            recovered.segments.append(file)
+            // A segment cut before its header was whole (a crash as it was made) holds nothing.
+            guard data.count >= headerBytes else { continue }
+            guard Array(data.prefix(magic.count)) == magic else {
+                throw JournalError(.incompatible, "\(file) is not a log of this layoutd's journal (format LDJLOG1); move it away")
+            }
+            let expected: UInt8 = role == .daemon ? 1 : 2
+            guard data[data.startIndex + magic.count] == expected else {
+                throw JournalError(.incompatible, "\(file) is the log of another role's journal, not of a \(role.rawValue)")
+            }
+            let (records, end) = data.withUnsafeBytes { raw in
+                LogRecord.records(in: UnsafeRawBufferPointer(rebasing: raw[headerBytes...]))
+            }
+            recovered.records += records
+            if headerBytes + end < data.count {
+                recovered.notes.append("\(file): read up to its last whole record (\(records.count) records, \(data.count - headerBytes - end) bytes of a torn write left out)")
+            }
+        }
+        recovered.records.sort { $0.lsn < $1.lsn }
+        return recovered
+    }
+
+    static func remove(_ segments: [String], of path: String) {
+        for segment in segments { unlink(segment) }
+        if !segments.isEmpty { syncFolder(of: path) }
+    }
+
+    private static func syncFolder(of path: String) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let descriptor = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        _ = Glibc.close(descriptor)
+    }
+
+    private static func fileSize(_ path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : 0
+    }
+}

@@ -1,0 +1,238 @@
+import Dispatch
+import Foundation
+
+/// The journal with its append-only log in front of SQLite (`AppendOnlyLog`): appending on the
+/// caller's thread, and the journal thread copying the log into SQLite behind the replies.
+extension Journal {
+    /// How long the journal thread lets logged writes gather before it commits them to SQLite: a
+    /// larger transaction writes fewer pages per change (a key's index page once, not once a change).
+    /// Nothing waits for these commits but a restore of a key changed meanwhile, which asks for one at once.
+    var databaseBatchMillis: Int { min(1000, max(20, syncMillis)) }
+    /// A backlog this large is committed without waiting for the batch.
+    static let databaseBatchBytes = 16 << 20
+    /// How long a restore waits for SQLite to have its key's last write before it gives up.
+    static let readerPatienceSeconds = 10
+
+    // MARK: Opening
+
+    /// Copies what the log at `path` holds past SQLite's position into SQLite, makes it durable, deletes
+    /// the log's segments, and starts a new one: the log, the lsn SQLite has, and notes for the operator.
+    static func replayLog(at path: String, role: JournalRole, into storage: SQLiteJournalStorage) throws(JournalError) -> (AppendOnlyLog, UInt64, [String]) {
+        let recovered = try AppendOnlyLog.recover(path: path, role: role)
+        let position = try storage.logPosition()
+        let missing = recovered.records.filter { $0.lsn > position }
+        var notes = recovered.notes
+        if !missing.isEmpty {
+            try storage.write(logged: missing)
+            try storage.makeDurable()
+            notes.append("\(path): \(missing.count) changes replayed from the journal's log into its database")
+        }
+        AppendOnlyLog.remove(recovered.segments, of: path)
+        let last = max(position, recovered.records.last?.lsn ?? 0)
+        let log = try AppendOnlyLog(path: path, role: role, after: recovered.lastNumber, nextLSN: last + 1)
+        return (log, last, notes)
+    }
+
+    // MARK: Appending
+
+    /// Writes `write` to the log on this thread. With `async` durability `completion` runs here once it
+    /// is written; with `sync`, on the journal thread once the log is on the disk.
+    func append(_ write: JournalWrite, to log: AppendOnlyLog, completion: @escaping Completion) {
+        if durability == .async {
+            completion(appendAnsweringAtOnce(write, to: log, completion: nil))
+        } else {
+            _ = appendAnsweringAtOnce(write, to: log, completion: completion)
+        }
+    }
+
+    /// Writes `write` to the log; the outcome so far (with `completion`, the journal thread answers
+    /// it once the log is on the disk).
+    func appendAnsweringAtOnce(_ write: JournalWrite, to log: AppendOnlyLog, completion: Completion?) -> Result<Void, JournalError> {
+        let now = Self.nowMillis
+        let waits = completion != nil
+        let first: Bool
+        do {
+            first = try log.append(write, atMillis: now) { logged in
+                state.withLock { state in
+                    state.pending.append(Pending(record: logged, completion: completion))
+                    // Counted as journaled here, where it became durable against a crash.
+                    state.records += 1
+                    Self.apply(write, to: &state.index, lsn: logged.lsn, atMillis: now)
+                    guard state.pending.count == 1 else { return false }
+                    state.pendingSince = .now()
+                    return waits || !state.isGathering
+                }
+            }
+        } catch {
+            // Not in the log: the key's chain is broken, its next change is written as a snapshot.
+            noteFailure(error, keys: [write.key])
+            completion?(.failure(error))
+            return .failure(error)
+        }
+        if first { wake.signal() }
+        return .success(())
+    }
+
+    // MARK: Reading
+
+    /// Waits until SQLite has the last write of `key` (at once when it has; the journal thread is asked
+    /// to commit now otherwise). Throws `writeFailed` when SQLite does not get it within the patience.
+    func awaitDatabase(for key: JournalKey) throws(JournalError) {
+        let ready = DispatchSemaphore(value: 0)
+        let waiting = state.withLock { state -> Bool in
+            guard let lsn = state.index[key]?.lsn, lsn > state.committedLSN else { return false }
+            state.readers.append((lsn, ready))
+            return true
+        }
+        guard waiting else { return }
+        wake.signal()
+        guard ready.wait(timeout: .now() + .seconds(Self.readerPatienceSeconds)) == .timedOut else { return }
+        state.withLock { $0.readers.removeAll { $0.ready === ready } }
+        throw JournalError(.writeFailed, "\(key): its last changes are in the journal's log but not yet in its database (\(unwritableReason ?? "the database is slow")); try again")
+    }
+
+    // MARK: The journal thread
+
+    func runLoggedWriter(_ storage: SQLiteJournalStorage, log: AppendOnlyLog) {
+        // Written, and with `sync` answered, but not yet in SQLite.
+        var backlog: [LoggedWrite] = []
+        var backlogBytes = 0
+        var gatheringSince = DispatchTime.now()
+        var lastAttempt = DispatchTime(uptimeNanoseconds: 0)
+        var unsynced = false
+        var lastSync = DispatchTime.now()
+        var waitMillis = 1000
+        while true {
+            _ = wake.wait(timeout: .now() + .milliseconds(waitMillis))
+            let waits = durability == .sync
+            let (batch, stopping, writable, reading, gathering) = state.withLock { state -> ([Pending], Bool, Bool, Bool, Bool) in
+                let reading = !state.readers.isEmpty
+                // With `async`, the writes wait in `pending` for the batch, and appends meanwhile do
+                // not wake this thread (`isGathering`): two wake-ups a batch, not one a change.
+                if !waits && !state.pending.isEmpty && !reading && !state.isStopping
+                    && Self.millis(since: state.pendingSince) < databaseBatchMillis {
+                    state.isGathering = true
+                    return ([], false, state.isWritable, false, true)
+                }
+                state.isGathering = false
+                defer { state.pending.removeAll(keepingCapacity: true) }
+                return (state.pending, state.isStopping, state.isWritable, reading, false)
+            }
+            if gathering {
+                waitMillis = max(1, databaseBatchMillis - Self.millis(since: state.withLock { $0.pendingSince }))
+                continue
+            }
+            if !batch.isEmpty {
+                if backlog.isEmpty { gatheringSince = .now() }
+                answer(batch.filter { $0.completion != nil }, syncing: log)
+                backlog += batch.map(\.record)
+                backlogBytes += batch.reduce(0) { $0 + $1.record.write.bodyBytes }
+            }
+            if !writable && backlog.isEmpty { probe(storage, log) }
+            let due = reading || stopping || !waits || backlogBytes >= Self.databaseBatchBytes || Self.millis(since: gatheringSince) >= databaseBatchMillis
+            // While SQLite fails, a retry every 250 ms: each probes whether it works again.
+            let retrying = writable || Self.millis(since: lastAttempt) >= 250 || stopping
+            if !backlog.isEmpty && due && retrying {
+                lastAttempt = .now()
+                if commit(backlog, to: storage, log: log) {
+                    backlog.removeAll(keepingCapacity: true)
+                    backlogBytes = 0
+                    unsynced = true
+                }
+            }
+            if unsynced && (Self.millis(since: lastSync) >= syncMillis || stopping) {
+                let covered = state.withLock { $0.committedLSN }
+                do {
+                    try storage.makeDurable()
+                    // The log's records past SQLite's are synced as their segment is left.
+                    try log.rotate()
+                    log.retire(through: covered)
+                } catch {
+                    noteFailure(error, keys: [])
+                }
+                unsynced = false
+                lastSync = .now()
+            }
+            if stopping && state.withLock({ $0.pending.isEmpty }) {
+                // What SQLite could not take stays in the log, for the next start to replay.
+                log.close(removing: backlog.isEmpty && !unsynced)
+                break
+            }
+            if !backlog.isEmpty {
+                waitMillis = writable ? max(1, databaseBatchMillis - Self.millis(since: gatheringSince)) : 250
+            } else {
+                waitMillis = unsynced ? syncMillis : writable ? 1000 : 250
+            }
+        }
+        finished.signal()
+    }
+
+    /// With `sync` durability: the writes of `batch`, answered once the log is on the disk.
+    private func answer(_ batch: [Pending], syncing log: AppendOnlyLog) {
+        guard !batch.isEmpty else { return }
+        do {
+            try log.sync()
+        } catch {
+            // The writes may be on the disk or not: not acknowledged, though SQLite will have them
+            // (as a change that failed is in memory): the client reads the version before trying again.
+            noteFailure(error, keys: [])
+            for pending in batch { pending.completion?(.failure(error)) }
+            return
+        }
+        for pending in batch { pending.completion?(.success(())) }
+    }
+
+    /// Commits `backlog` to SQLite in one transaction; true when it is in.
+    private func commit(_ backlog: [LoggedWrite], to storage: SQLiteJournalStorage, log: AppendOnlyLog) -> Bool {
+        let started = DispatchTime.now().uptimeNanoseconds
+        do {
+            try storage.write(logged: backlog)
+        } catch {
+            // The writes stay in the log and the backlog: nothing acknowledged is lost, and the key
+            // chains are whole. Changes are refused meanwhile (`isWritable`), so the backlog stops growing.
+            noteFailure(error, keys: [])
+            return false
+        }
+        let micros = (DispatchTime.now().uptimeNanoseconds - started) / 1000
+        let wasWritable = state.withLock { $0.isWritable }
+        // Writing works again only when the log takes writes too (a full disk refuses both).
+        let logWorks = wasWritable || (try? log.probe()) != nil
+        let bytes = storage.byteCount()
+        let lsn = backlog.last?.lsn ?? 0
+        let ready = state.withLock { state -> [DispatchSemaphore] in
+            state.commits += 1
+            state.bytes = bytes
+            state.committedLSN = max(state.committedLSN, lsn)
+            if logWorks {
+                state.isWritable = true
+                state.lastError = nil
+            }
+            let ready = state.readers.filter { $0.lsn <= state.committedLSN }.map(\.ready)
+            state.readers.removeAll { $0.lsn <= state.committedLSN }
+            return ready
+        }
+        if !wasWritable && logWorks { onHealthChange(true, nil) }
+        onCommit(JournalCommit(records: backlog.count, bytes: backlog.reduce(0) { $0 + $1.write.bodyBytes }, micros: micros))
+        for semaphore in ready { semaphore.signal() }
+        return true
+    }
+
+    private func probe(_ storage: SQLiteJournalStorage, _ log: AppendOnlyLog) {
+        do {
+            try storage.probe()
+            try log.probe()
+        } catch {
+            return
+        }
+        let recovered = state.withLock { state -> Bool in
+            defer { state.isWritable = true; state.lastError = nil }
+            return !state.isWritable
+        }
+        if recovered { onHealthChange(true, nil) }
+    }
+
+    private static func millis(since time: DispatchTime) -> Int {
+        let now = DispatchTime.now().uptimeNanoseconds
+        return now > time.uptimeNanoseconds ? Int((now - time.uptimeNanoseconds) / 1_000_000) : 0
+    }
+}

@@ -1,0 +1,151 @@
+import Dispatch
+import Foundation
+import LayoutTestKit
+import Synchronization
+import Testing
+@testable import LayoutJournal
+
+/// The journal with its append-only log in front of SQLite: what a crash leaves in the log alone comes
+/// back, a torn tail and a damaged body are found, and a restore waits for SQLite to have the key.
+@Suite struct AppendOnlyLogTests {
+    private let feed = JournalKey(namespace: "", name: "feed")
+
+    private func open(_ path: String, durability: JournalDurability = .async) throws -> Journal {
+        guard let journal = try Journal.open(.sqlite(path: path), role: .daemon, durability: durability, syncMillis: 50, appendOnlyLog: true) else {
+            throw JournalError(.invalidURL, "no journal")
+        }
+        return journal
+    }
+
+    private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    /// SQLite held by another connection, so the journal thread cannot commit: what is appended
+    /// meanwhile is in the log alone.
+    private func holdingTheDatabase(_ path: String, _ body: () throws -> Void) throws {
+        let other = try SQLiteConnection(path: path)
+        try other.execute("BEGIN EXCLUSIVE")
+        defer { try? other.execute("ROLLBACK") }
+        try body()
+    }
+
+    /// The journal's files as a crash would leave them: copied while it is open.
+    private func crashImage(of path: String, to copy: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let copyFolder = (copy as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: copyFolder, withIntermediateDirectories: true)
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasPrefix(name) {
+            try FileManager.default.copyItem(atPath: folder + "/" + file, toPath: copy + file.dropFirst(name.count))
+        }
+    }
+
+    private func logSegments(of path: String) throws -> [String] {
+        let folder = (path as NSString).deletingLastPathComponent
+        let prefix = (path as NSString).lastPathComponent + "-log."
+        return try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(prefix) }.sorted().map { folder + "/" + $0 }
+    }
+
+    /// A journal with a prepare and two changes of `feed` appended while SQLite could not take them,
+    /// copied as a crash leaves it to `crashed`; the copy has them in its log alone.
+    private func crashWithChangesInTheLogAlone(in folder: TemporaryFolder) throws -> String {
+        let path = folder.file("live/j.db")
+        let crashed = folder.file("crashed/j.db")
+        let journal = try open(path)
+        defer { journal.close() }
+        try holdingTheDatabase(path) {
+            // With `async`, each is answered as soon as it is in the log.
+            #expect(try write(.rebuild(feed, version: 1, epoch: 0, items: 2, body: bytes("prepare")), to: journal).get() == ())
+            try write(.change(feed, version: 2, items: 3, body: bytes("update one")), to: journal).get()
+            try write(.change(feed, version: 3, items: 4, body: bytes("update two")), to: journal).get()
+            try crashImage(of: path, to: crashed)
+        }
+        return crashed
+    }
+
+    @Test func changesInTheLogAloneComeBackAfterACrash() throws {
+        let folder = TemporaryFolder("layoutd-log")
+        let crashed = try crashWithChangesInTheLogAlone(in: folder)
+        let reopened = try open(crashed)
+        defer { reopened.close() }
+        let state = try #require(reopened.keysAtOpen.first)
+        #expect(state.version == 3 && state.items == 4 && state.changes == 2)
+        #expect(try reopened.recipe(for: feed)?.bodies == [bytes("prepare"), bytes("update one"), bytes("update two")])
+        #expect(reopened.notesAtOpen.contains { $0.contains("3 changes replayed") }, "\(reopened.notesAtOpen)")
+        // Replayed into SQLite and the old segments gone: one new, empty segment.
+        #expect(try logSegments(of: crashed).count == 1)
+    }
+
+    @Test func aLogTornByACrashIsReadUpToItsLastWholeRecord() throws {
+        let folder = TemporaryFolder("layoutd-log")
+        let crashed = try crashWithChangesInTheLogAlone(in: folder)
+        let segment = try #require(try logSegments(of: crashed).last)
+        var data = try Data(contentsOf: URL(fileURLWithPath: segment))
+        data.removeLast(4)
+        try data.write(to: URL(fileURLWithPath: segment))
+        let reopened = try open(crashed)
+        defer { reopened.close() }
+        #expect(reopened.keysAtOpen.first?.version == 2)
+        #expect(try reopened.recipe(for: feed)?.bodies == [bytes("prepare"), bytes("update one")])
+        #expect(reopened.notesAtOpen.contains { $0.contains("torn") }, "\(reopened.notesAtOpen)")
+    }
+
+    @Test func aBodyDamagedInTheLogIsReportedCorruptNotReplayedAsOtherBytes() throws {
+        let folder = TemporaryFolder("layoutd-log")
+        let crashed = try crashWithChangesInTheLogAlone(in: folder)
+        let segment = try #require(try logSegments(of: crashed).last)
+        var data = try Data(contentsOf: URL(fileURLWithPath: segment))
+        let at = try #require(data.range(of: Data("update one".utf8)))
+        data[at.upperBound - 1] = UInt8(ascii: "x")
+        try data.write(to: URL(fileURLWithPath: segment))
+        let reopened = try open(crashed)
+        defer { reopened.close() }
+        #expect(reopened.keysAtOpen.first?.version == 3)
+        #expect { _ = try reopened.recipe(for: feed) } throws: { ($0 as? JournalError)?.code == .corrupt && "\($0)".contains("checksum") }
+    }
+
+    @Test func aLogOfAnotherRoleIsRefused() throws {
+        let folder = TemporaryFolder("layoutd-log")
+        let crashed = try crashWithChangesInTheLogAlone(in: folder)
+        #expect { _ = try Journal.open(.sqlite(path: crashed), role: .broker, durability: .async, syncMillis: 50, appendOnlyLog: true) } throws: {
+            ($0 as? JournalError)?.code == .incompatible
+        }
+    }
+
+    @Test func aRestoreWaitsForTheDatabaseToHaveTheKeysLastChange() throws {
+        let folder = TemporaryFolder("layoutd-log")
+        let path = folder.file("j.db")
+        let journal = try open(path)
+        defer { journal.close() }
+        try write(.rebuild(feed, version: 1, epoch: 0, items: 2, body: bytes("prepare")), to: journal).get()
+        let read = Mutex<JournalRecipe?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        try holdingTheDatabase(path) {
+            try write(.change(feed, version: 2, items: 3, body: bytes("update one")), to: journal).get()
+            Thread { () -> Void in
+                let recipe = try? journal.recipe(for: feed)
+                read.withLock { $0 = recipe }
+                done.signal()
+            }.start()
+            // Held: the read cannot have what SQLite does not.
+            #expect(done.wait(timeout: .now() + .milliseconds(100)) == .timedOut)
+        }
+        #expect(done.wait(timeout: .now() + .seconds(30)) == .success)
+        #expect(read.withLock { $0?.bodies } == [bytes("prepare"), bytes("update one")])
+    }
+
+    @Test func aCleanCloseLeavesEverythingInTheDatabaseAndNoLog() throws {
+        let folder = TemporaryFolder("layoutd-log")
+        let path = folder.file("j.db")
+        do {
+            let journal = try open(path, durability: .sync)
+            try write(.rebuild(feed, version: 1, epoch: 0, items: 2, body: bytes("prepare")), to: journal).get()
+            try write(.change(feed, version: 2, items: 3, body: bytes("update one")), to: journal).get()
+            #expect(journal.statistics.records == 2)
+            journal.close()
+        }
+        #expect(try logSegments(of: path).isEmpty)
+        let storage = try SQLiteJournalStorage(path: path, role: .daemon, durability: nil)
+        #expect(try storage.recipe(for: feed)?.bodies == [bytes("prepare"), bytes("update one")])
+        #expect(try storage.logPosition() == 2)
+    }
+}
