@@ -85,6 +85,9 @@ public final class Journal: Sendable {
         /// letting it gather (appends then do not wake it).
         var pendingSince = DispatchTime.now()
         var isGathering = false
+        /// With the log and `sync` durability: the completions of writes in the log, in log order,
+        /// waiting for the log's next `fdatasync` (`runLogSyncer`).
+        var syncWaiting: [Completion] = []
     }
 
     public let url: JournalURL
@@ -96,6 +99,9 @@ public final class Journal: Sendable {
     private let reader: Mutex<StorageBox>
     let wake = DispatchSemaphore(value: 0)
     let finished = DispatchSemaphore(value: 0)
+    /// With the log and `sync` durability: wakes the thread that syncs the log, and says it has ended.
+    let syncWake = DispatchSemaphore(value: 0)
+    let syncFinished = DispatchSemaphore(value: 0)
     private let finishedCheckpoints = DispatchSemaphore(value: 0)
     let onCommit: @Sendable (JournalCommit) -> Void
     let onHealthChange: @Sendable (Bool, String?) -> Void
@@ -185,6 +191,13 @@ public final class Journal: Sendable {
         }
         thread.name = "layoutd-journal"
         thread.start()
+        if log != nil && durability == .sync {
+            // Of its own, so that no SQLite commit (up to tens of ms for a second's writes) delays a
+            // reply waiting for the log's sync.
+            let syncer = Thread { [self] in runLogSyncer() }
+            syncer.name = "layoutd-journal-sync"
+            syncer.start()
+        }
         let checkpoints = Thread { [self] in runCheckpoints() }
         checkpoints.name = "layoutd-journal-checkpoint"
         checkpoints.start()
@@ -293,6 +306,11 @@ public final class Journal: Sendable {
             return !state.isStopping
         }
         guard first else { return }
+        if log != nil && durability == .sync {
+            // The log's last sync before the journal thread closes the log.
+            syncWake.signal()
+            syncFinished.wait()
+        }
         wake.signal()
         finished.wait()
         finishedCheckpoints.wait()

@@ -34,6 +34,9 @@ final class AppendOnlyLog: Sendable {
         /// Earlier segments not yet deleted: their number and last lsn.
         var retiring: [(number: Int, lastLSN: UInt64)] = []
         var isClosed = false
+        /// A segment left by `rotate` whose sync failed: the next `sync` fails with it, since what was
+        /// appended to that segment since the last sync may not be on the disk.
+        var leftUnsynced: String?
     }
 
     /// What the log's files held when the journal opened, for the journal to replay into SQLite.
@@ -49,6 +52,9 @@ final class AppendOnlyLog: Sendable {
     let path: String
     private let role: JournalRole
     private let state: Mutex<State>
+    /// Held by `sync` and `rotate` (which may run on different threads): a sync never meets a segment
+    /// being left, and what was appended to the segment left is synced before the next sync returns.
+    private let syncing = Mutex(())
 
     /// Starts a new segment numbered after `number`, its first record numbered `nextLSN`.
     init(path: String, role: JournalRole, after number: Int, nextLSN: UInt64) throws(JournalError) {
@@ -117,11 +123,16 @@ final class AppendOnlyLog: Sendable {
     /// `fdatasync` of the segment appends go to: every record appended before the call is on the disk
     /// when it returns (earlier segments were synced when `rotate` left them).
     func sync() throws(JournalError) {
-        let (descriptor, number) = state.withLock { ($0.current.descriptor, $0.current.number) }
-        // Outside the lock: appends go on while the disk syncs. Only the journal thread closes a
-        // segment (`rotate`, `close`), so the descriptor stays open meanwhile.
-        guard fdatasync(descriptor) == 0 else {
-            throw JournalError(.writeFailed, "\(path(number)): fdatasync failed: \(String(cString: strerror(errno)))")
+        try syncing.withLock { _ throws(JournalError) in
+            let (descriptor, number, leftUnsynced) = state.withLock { state in
+                defer { state.leftUnsynced = nil }
+                return (state.current.descriptor, state.current.number, state.leftUnsynced)
+            }
+            if let leftUnsynced { throw JournalError(.writeFailed, leftUnsynced) }
+            // Outside the appends' lock: appends go on while the disk syncs.
+            guard fdatasync(descriptor) == 0 else {
+                throw JournalError(.writeFailed, "\(path(number)): fdatasync failed: \(String(cString: strerror(errno)))")
+            }
         }
     }
 
@@ -140,16 +151,23 @@ final class AppendOnlyLog: Sendable {
     /// Starts a new segment when the current one has records, syncs and closes the one it leaves (so
     /// that each segment but the last is whole on the disk); it is deleted by `retire`.
     func rotate() throws(JournalError) {
-        let left = try state.withLock { (state: inout State) throws(JournalError) -> Segment? in
-            guard !state.isClosed, state.current.lastLSN != 0 else { return nil }
-            let next = try Self.create(number: state.current.number + 1, path: path, role: role)
-            defer { state.current = next }
-            state.retiring.append((state.current.number, state.current.lastLSN))
-            return state.current
+        try syncing.withLock { _ throws(JournalError) in
+            let left = try state.withLock { (state: inout State) throws(JournalError) -> Segment? in
+                guard !state.isClosed, state.current.lastLSN != 0 else { return nil }
+                let next = try Self.create(number: state.current.number + 1, path: path, role: role)
+                defer { state.current = next }
+                state.retiring.append((state.current.number, state.current.lastLSN))
+                return state.current
+            }
+            guard let left else { return }
+            let synced = fdatasync(left.descriptor) == 0
+            let failure = synced ? nil : "\(path(left.number)): fdatasync failed: \(String(cString: strerror(errno)))"
+            close(left.descriptor)
+            if let failure {
+                state.withLock { $0.leftUnsynced = failure }
+                throw JournalError(.writeFailed, failure)
+            }
         }
-        guard let left else { return }
-        _ = fdatasync(left.descriptor)
-        close(left.descriptor)
     }
 
     /// Deletes the segments left by `rotate` whose records are all durable in SQLite (up to `lsn`).

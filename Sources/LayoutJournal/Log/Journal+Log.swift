@@ -45,22 +45,26 @@ extension Journal {
         }
     }
 
-    /// Writes `write` to the log; the outcome so far (with `completion`, the journal thread answers
-    /// it once the log is on the disk).
+    /// Writes `write` to the log; the outcome so far (with `completion`, the log's syncing thread
+    /// answers it once the log is on the disk).
     func appendAnsweringAtOnce(_ write: JournalWrite, to log: AppendOnlyLog, completion: Completion?) -> Result<Void, JournalError> {
         let now = Self.nowMillis
-        let waits = completion != nil
-        let first: Bool
+        let (first, firstWaiting): (Bool, Bool)
         do {
-            first = try log.append(write, atMillis: now) { logged in
+            (first, firstWaiting) = try log.append(write, atMillis: now) { logged in
                 state.withLock { state in
-                    state.pending.append(Pending(record: logged, completion: completion))
+                    state.pending.append(Pending(record: logged, completion: nil))
                     // Counted as journaled here, where it became durable against a crash.
                     state.records += 1
                     Self.apply(write, to: &state.index, lsn: logged.lsn, atMillis: now)
-                    guard state.pending.count == 1 else { return false }
+                    var firstWaiting = false
+                    if let completion {
+                        state.syncWaiting.append(completion)
+                        firstWaiting = state.syncWaiting.count == 1
+                    }
+                    guard state.pending.count == 1 else { return (false, firstWaiting) }
                     state.pendingSince = .now()
-                    return waits || !state.isGathering
+                    return (!state.isGathering, firstWaiting)
                 }
             }
         } catch {
@@ -69,6 +73,7 @@ extension Journal {
             completion?(.failure(error))
             return .failure(error)
         }
+        if firstWaiting { syncWake.signal() }
         if first { wake.signal() }
         return .success(())
     }
@@ -104,12 +109,11 @@ extension Journal {
         var waitMillis = 1000
         while true {
             _ = wake.wait(timeout: .now() + .milliseconds(waitMillis))
-            let waits = durability == .sync
             let (batch, stopping, writable, reading, gathering) = state.withLock { state -> ([Pending], Bool, Bool, Bool, Bool) in
                 let reading = !state.readers.isEmpty
-                // With `async`, the writes wait in `pending` for the batch, and appends meanwhile do
-                // not wake this thread (`isGathering`): two wake-ups a batch, not one a change.
-                if !waits && !state.pending.isEmpty && !reading && !state.isStopping
+                // The writes wait in `pending` for the batch, and appends meanwhile do not wake this
+                // thread (`isGathering`): two wake-ups a batch, not one a change.
+                if !state.pending.isEmpty && !reading && !state.isStopping
                     && Self.millis(since: state.pendingSince) < databaseBatchMillis {
                     state.isGathering = true
                     return ([], false, state.isWritable, false, true)
@@ -124,12 +128,11 @@ extension Journal {
             }
             if !batch.isEmpty {
                 if backlog.isEmpty { gatheringSince = .now() }
-                answer(batch.filter { $0.completion != nil }, syncing: log)
                 backlog += batch.map(\.record)
                 backlogBytes += batch.reduce(0) { $0 + $1.record.write.bodyBytes }
             }
             if !writable && backlog.isEmpty { probe(storage, log) }
-            let due = reading || stopping || !waits || backlogBytes >= Self.databaseBatchBytes || Self.millis(since: gatheringSince) >= databaseBatchMillis
+            let due = reading || stopping || !batch.isEmpty || backlogBytes >= Self.databaseBatchBytes || Self.millis(since: gatheringSince) >= databaseBatchMillis
             // While SQLite fails, a retry every 250 ms: each probes whether it works again.
             let retrying = writable || Self.millis(since: lastAttempt) >= 250 || stopping
             if !backlog.isEmpty && due && retrying {
@@ -167,19 +170,32 @@ extension Journal {
         finished.signal()
     }
 
-    /// With `sync` durability: the writes of `batch`, answered once the log is on the disk.
-    private func answer(_ batch: [Pending], syncing log: AppendOnlyLog) {
-        guard !batch.isEmpty else { return }
-        do {
-            try log.sync()
-        } catch {
-            // The writes may be on the disk or not: not acknowledged, though SQLite will have them
-            // (as a change that failed is in memory): the client reads the version before trying again.
-            noteFailure(error, keys: [])
-            for pending in batch { pending.completion?(.failure(error)) }
-            return
+    /// With `sync` durability: answers the writes in the log once an `fdatasync` has them on the disk,
+    /// every write waiting at once with one sync (a group commit).
+    func runLogSyncer() {
+        guard let log else { return }
+        while true {
+            _ = syncWake.wait(timeout: .now() + .seconds(1))
+            let (waiting, stopping) = state.withLock { state -> ([Completion], Bool) in
+                defer { state.syncWaiting.removeAll(keepingCapacity: true) }
+                return (state.syncWaiting, state.isStopping)
+            }
+            if !waiting.isEmpty {
+                do {
+                    try log.sync()
+                    for completion in waiting { completion(.success(())) }
+                } catch {
+                    // The writes may be on the disk or not: not acknowledged, though SQLite will have
+                    // them (as a change that failed is in memory): the client reads the version
+                    // before trying again.
+                    noteFailure(error, keys: [])
+                    for completion in waiting { completion(.failure(error)) }
+                }
+            }
+            // Appends stopped before `isStopping` was set: nothing more can come.
+            if stopping && state.withLock({ $0.syncWaiting.isEmpty }) { break }
         }
-        for pending in batch { pending.completion?(.success(())) }
+        syncFinished.signal()
     }
 
     /// Commits `backlog` to SQLite in one transaction; true when it is in.
