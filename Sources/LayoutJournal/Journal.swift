@@ -139,7 +139,7 @@ public final class Journal: Sendable {
             return nil
         case .sqlite(let path) where appendOnlyLog:
             let storage = try SQLiteJournalStorage(path: path, role: role, durability: nil)
-            (log, committed, notes) = try Self.replayLog(at: path, role: role, into: storage)
+            (log, committed, notes) = try Self.replayLog(at: path, role: role, durability: durability, into: storage)
             writer = storage
             reader = try SQLiteJournalStorage(path: path, role: role, durability: nil)
         case .sqlite(let path):
@@ -207,8 +207,12 @@ public final class Journal: Sendable {
 
     /// Queues `write`; `completion` runs on the journal thread once it is committed (or has failed).
     /// The index takes the write at once, so the next decision for the key sees it.
-    public func append(_ write: JournalWrite, completion: @escaping Completion) {
-        if let log { return append(write, to: log, completion: completion) }
+    ///
+    /// - Parameter body: the body of a rebuild or a change still in the memory it arrived in, used
+    ///   instead of `write`'s own (left empty): with the log, nothing of it is copied on this thread.
+    public func append(_ write: JournalWrite, body: (any JournalBodySource)? = nil, completion: @escaping Completion) {
+        if let log { return append(write, source: body, to: log, completion: completion) }
+        let write = body.map { write.withBody($0.joined()) } ?? write
         let (accepted, first) = state.withLock { state -> (Bool, Bool) in
             guard !state.isStopping else { return (false, false) }
             state.pending.append(Pending(record: LoggedWrite(lsn: 0, write: write, atMillis: 0, checksum: 0), completion: completion))
@@ -227,9 +231,9 @@ public final class Journal: Sendable {
     /// Appends `write` and returns its outcome, where the journal answers at once: an append-only log
     /// with `async` durability, where a write is journaled once it is in the log, on this thread.
     /// Elsewhere nil, and nothing is appended: call `append(_:completion:)`.
-    public func appendAtOnce(_ write: JournalWrite) -> Result<Void, JournalError>? {
+    public func appendAtOnce(_ write: JournalWrite, body: (any JournalBodySource)? = nil) -> Result<Void, JournalError>? {
         guard let log, durability == .async else { return nil }
-        return appendAnsweringAtOnce(write, to: log, completion: nil)
+        return appendAnsweringAtOnce(write, source: body, to: log, completion: nil)
     }
 
     /// Whether a change to `key` that gave `version` (with a body of `bytes`) must be written as a
@@ -406,18 +410,19 @@ public final class Journal: Sendable {
         if wasWritable { onHealthChange(false, error.message) }
     }
 
-    static func apply(_ write: JournalWrite, to index: inout [JournalKey: Entry], lsn: UInt64 = 0, atMillis: Int64? = nil) {
+    static func apply(_ write: JournalWrite, to index: inout [JournalKey: Entry], lsn: UInt64 = 0, atMillis: Int64? = nil, bodyBytes: Int? = nil) {
         let now = atMillis ?? Self.nowMillis
+        let bytes = bodyBytes ?? write.bodyBytes
         defer { index[write.key]?.lsn = lsn }
         switch write {
-        case .rebuild(let key, let version, let epoch, let items, let body):
-            index[key] = Entry(version: version, epoch: epoch, items: items, isKept: true, changedAtMillis: now, rebuildBytes: body.count, changeBytes: 0, changes: 0)
-        case .change(let key, let version, let items, let body):
+        case .rebuild(let key, let version, let epoch, let items, _):
+            index[key] = Entry(version: version, epoch: epoch, items: items, isKept: true, changedAtMillis: now, rebuildBytes: bytes, changeBytes: 0, changes: 0)
+        case .change(let key, let version, let items, _):
             var entry = index[key] ?? Entry(version: version, epoch: 0, items: items, isKept: true, changedAtMillis: now, rebuildBytes: 0, changeBytes: 0, changes: 0)
             entry.version = version
             entry.items = items
             entry.changedAtMillis = now
-            entry.changeBytes += body.count
+            entry.changeBytes += bytes
             entry.changes += 1
             index[key] = entry
         case .drop(let key, let version):

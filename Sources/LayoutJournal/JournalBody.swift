@@ -9,18 +9,54 @@ public enum JournalBody {
     private static let magic: [UInt8] = [0x00, 0x4C, 0x4A, 0x46]
 
     /// `body` and `frames` as one record.
-    public static func joining(_ body: UnsafeRawBufferPointer, frames: [[UInt8]]) -> [UInt8] {
+    public static func joining(_ body: UnsafeRawBufferPointer, frames: [UnsafeRawBufferPointer]) -> [UInt8] {
+        withPieces(of: [body] + frames, concatenated)
+    }
+
+    static func concatenated(_ pieces: [UnsafeRawBufferPointer]) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(8 + 8 * (frames.count + 1) + frames.reduce(body.count) { $0 + $1.count })
-        bytes += magic
-        withUnsafeBytes(of: UInt32(frames.count + 1).littleEndian) { bytes += $0 }
-        withUnsafeBytes(of: UInt64(body.count).littleEndian) { bytes += $0 }
-        bytes += body
-        for frame in frames {
-            withUnsafeBytes(of: UInt64(frame.count).littleEndian) { bytes += $0 }
-            bytes += frame
-        }
+        bytes.reserveCapacity(pieces.reduce(0) { $0 + $1.count })
+        for piece in pieces { bytes += piece }
         return bytes
+    }
+
+    /// `body` and `frames` as one record.
+    public static func joining(_ body: UnsafeRawBufferPointer, frames: [[UInt8]]) -> [UInt8] {
+        withViews(of: frames[...], collecting: []) { joining(body, frames: $0) }
+    }
+
+    /// Calls `body` with the pieces whose bytes, one after the other, are the record of `parts` (a
+    /// request body, then its frames): the body alone when it has no frames; the magic, the count and
+    /// each part's length around them otherwise. Nothing of the parts is copied.
+    static func withPieces<Result>(of parts: [UnsafeRawBufferPointer], _ body: ([UnsafeRawBufferPointer]) -> Result) -> Result {
+        guard parts.count > 1 else { return body(parts) }
+        var framing: [UInt8] = magic
+        withUnsafeBytes(of: UInt32(parts.count).littleEndian) { framing += $0 }
+        for part in parts {
+            withUnsafeBytes(of: UInt64(part.count).littleEndian) { framing += $0 }
+        }
+        return framing.withUnsafeBytes { framing in
+            // The magic, the count and the first length; then each part, and the next one's length.
+            var pieces = [UnsafeRawBufferPointer(rebasing: framing[0..<16])]
+            for (index, part) in parts.enumerated() {
+                pieces.append(part)
+                if index + 1 < parts.count {
+                    let at = 16 + 8 * index
+                    pieces.append(UnsafeRawBufferPointer(rebasing: framing[at..<at + 8]))
+                }
+            }
+            return body(pieces)
+        }
+    }
+
+    /// The bytes of the record of `parts` (see `withPieces`).
+    static func count(of parts: [UnsafeRawBufferPointer]) -> Int {
+        parts.count > 1 ? parts.reduce(8 + 8 * parts.count) { $0 + $1.count } : parts.first?.count ?? 0
+    }
+
+    private static func withViews<Result>(of arrays: ArraySlice<[UInt8]>, collecting views: [UnsafeRawBufferPointer], _ body: ([UnsafeRawBufferPointer]) -> Result) -> Result {
+        guard let first = arrays.first else { return body(views) }
+        return first.withUnsafeBytes { withViews(of: arrays.dropFirst(), collecting: views + [$0], body) }
     }
 
     /// The body and its frames when `record` was made by `joining`; nil for a plain body.
@@ -40,5 +76,24 @@ public enum JournalBody {
             }
             return offset == raw.count ? parts : nil
         }
+    }
+}
+
+/// A record body still in the memory it arrived in (a request's message and its frames), journaled
+/// without a copy on the thread that answers: the log is written from its parts, and SQLite gets them
+/// joined on the journal thread (`Journal.append(_:body:completion:)`).
+public protocol JournalBodySource: Sendable {
+    /// Calls `body` with the parts (the request body, then its frames), valid only inside it.
+    func withJournalParts<Result>(_ body: ([UnsafeRawBufferPointer]) -> Result) -> Result
+}
+
+extension JournalBodySource {
+    /// The record's bytes, as `JournalBody.joining` makes them.
+    func joined() -> [UInt8] {
+        withJournalParts { JournalBody.withPieces(of: $0, JournalBody.concatenated) }
+    }
+
+    var joinedCount: Int {
+        withJournalParts { JournalBody.count(of: $0) }
     }
 }

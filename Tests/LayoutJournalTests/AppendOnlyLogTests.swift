@@ -45,6 +45,11 @@ import Testing
         return try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(prefix) }.sorted().map { folder + "/" + $0 }
     }
 
+    /// The log segment whose records hold `text`.
+    private func segment(holding text: String, of path: String) throws -> String? {
+        try logSegments(of: path).first { (try? Data(contentsOf: URL(fileURLWithPath: $0)))?.range(of: Data(text.utf8)) != nil }
+    }
+
     /// A journal with a prepare and two changes of `feed` appended while SQLite could not take them,
     /// copied as a crash leaves it to `crashed`; the copy has them in its log alone.
     private func crashWithChangesInTheLogAlone(in folder: TemporaryFolder) throws -> String {
@@ -71,16 +76,20 @@ import Testing
         #expect(state.version == 3 && state.items == 4 && state.changes == 2)
         #expect(try reopened.recipe(for: feed)?.bodies == [bytes("prepare"), bytes("update one"), bytes("update two")])
         #expect(reopened.notesAtOpen.contains { $0.contains("3 changes replayed") }, "\(reopened.notesAtOpen)")
-        // Replayed into SQLite and the old segments gone: one new, empty segment.
-        #expect(try logSegments(of: crashed).count == 1)
+        // Replayed into SQLite and the old segments gone: a new segment, and the next made ahead.
+        #expect(try logSegments(of: crashed).count <= 2)
+        #expect(try segment(holding: "update one", of: crashed) == nil)
     }
 
     @Test func aLogTornByACrashIsReadUpToItsLastWholeRecord() throws {
         let folder = TemporaryFolder("layoutd-log")
         let crashed = try crashWithChangesInTheLogAlone(in: folder)
-        let segment = try #require(try logSegments(of: crashed).last)
+        let segment = try #require(try segment(holding: "update two", of: crashed))
         var data = try Data(contentsOf: URL(fileURLWithPath: segment))
-        data.removeLast(4)
+        // The last record's end never reached the disk: zeros where it should be, as in a segment
+        // filled with zeros ahead.
+        let end = try #require(data.range(of: Data("update two".utf8))).upperBound
+        data.replaceSubrange(end - 4..<end, with: Data(count: 4))
         try data.write(to: URL(fileURLWithPath: segment))
         let reopened = try open(crashed)
         defer { reopened.close() }
@@ -92,7 +101,7 @@ import Testing
     @Test func aBodyDamagedInTheLogIsReportedCorruptNotReplayedAsOtherBytes() throws {
         let folder = TemporaryFolder("layoutd-log")
         let crashed = try crashWithChangesInTheLogAlone(in: folder)
-        let segment = try #require(try logSegments(of: crashed).last)
+        let segment = try #require(try segment(holding: "update one", of: crashed))
         var data = try Data(contentsOf: URL(fileURLWithPath: segment))
         let at = try #require(data.range(of: Data("update one".utf8)))
         data[at.upperBound - 1] = UInt8(ascii: "x")
@@ -133,6 +142,37 @@ import Testing
         #expect(read.withLock { $0?.bodies } == [bytes("prepare"), bytes("update one")])
     }
 
+    @Test func aBodyJournaledFromItsPartsIsTheJoinedRecordInTheLogAndInTheDatabase() throws {
+        let folder = TemporaryFolder("layoutd-log")
+        let path = folder.file("live/j.db")
+        let parts = Parts([bytes(#"{"op":"prepare"}"#), Array(repeating: 7, count: 70_001), bytes("second frame")])
+        let expected = parts.arrays[0].withUnsafeBytes { JournalBody.joining($0, frames: Array(parts.arrays.dropFirst())) }
+        let journal = try open(path)
+        defer { journal.close() }
+        try holdingTheDatabase(path) {
+            let outcome = try #require(journal.appendAtOnce(.rebuild(feed, version: 1, epoch: 0, items: 3, body: []), body: parts))
+            try outcome.get()
+            #expect(journal.entry(for: feed)?.version == 1)
+            try crashImage(of: path, to: folder.file("crashed/j.db"))
+        }
+        // From the log alone (the crash image), and from SQLite once the journal thread joined it.
+        let reopened = try open(folder.file("crashed/j.db"))
+        defer { reopened.close() }
+        #expect(try reopened.recipe(for: feed)?.bodies == [expected])
+        #expect(reopened.keysAtOpen.first?.rebuildBytes == expected.count)
+        #expect(try journal.recipe(for: feed)?.bodies == [expected])
+    }
+
+    @Test(arguments: [1, 2, 3, 7, 8, 9, 64, 1000])
+    func aChecksumOfPiecesIsTheChecksumOfTheirBytesJoined(pieceCount: Int) {
+        var random = SeededGenerator(seed: UInt64(pieceCount))
+        let pieces = (0..<pieceCount).map { _ in (0..<Int.random(in: 0...19, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) } }
+        let joined = pieces.flatMap { $0 }
+        let viewed = Parts(pieces).withJournalParts { Checksum.of(pieces: $0) }
+        #expect(viewed == Checksum.of(joined))
+        #expect(Checksum.of(pieces: []) == Checksum.of([]))
+    }
+
     @Test func aCleanCloseLeavesEverythingInTheDatabaseAndNoLog() throws {
         let folder = TemporaryFolder("layoutd-log")
         let path = folder.file("j.db")
@@ -147,5 +187,22 @@ import Testing
         let storage = try SQLiteJournalStorage(path: path, role: .daemon, durability: nil)
         #expect(try storage.recipe(for: feed)?.bodies == [bytes("prepare"), bytes("update one")])
         #expect(try storage.logPosition() == 2)
+    }
+}
+
+/// A body in parts held in arrays, as a request's message and frames are.
+private struct Parts: JournalBodySource {
+    let arrays: [[UInt8]]
+
+    init(_ arrays: [[UInt8]]) {
+        self.arrays = arrays
+    }
+
+    func withJournalParts<Result>(_ body: ([UnsafeRawBufferPointer]) -> Result) -> Result {
+        func nest(_ index: Int, _ views: [UnsafeRawBufferPointer]) -> Result {
+            guard index < arrays.count else { return body(views) }
+            return arrays[index].withUnsafeBytes { nest(index + 1, views + [$0]) }
+        }
+        return nest(0, [])
     }
 }

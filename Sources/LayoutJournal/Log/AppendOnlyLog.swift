@@ -24,6 +24,8 @@ final class AppendOnlyLog: Sendable {
         var number: Int
         var descriptor: Int32
         var size: Int
+        /// The file's length: past `size`, zeros written ahead (`prefill`).
+        var length: Int
         /// The lsn of its last record; 0 while it has none.
         var lastLSN: UInt64
     }
@@ -32,7 +34,11 @@ final class AppendOnlyLog: Sendable {
         var current: Segment
         var nextLSN: UInt64
         /// Earlier segments not yet deleted: their number and last lsn.
-        var retiring: [(number: Int, lastLSN: UInt64)] = []
+        var retiring: [(number: Int, lastLSN: UInt64, size: Int)] = []
+        /// The next segment, made and filled with zeros ahead by the journal thread (`prepareSpare`).
+        var spare: Segment?
+        /// The bytes the last segment left took: the spare is filled for twice as much.
+        var lastUsed = 0
         var isClosed = false
         /// A segment left by `rotate` whose sync failed: the next `sync` fails with it, since what was
         /// appended to that segment since the last sync may not be on the disk.
@@ -56,59 +62,85 @@ final class AppendOnlyLog: Sendable {
     /// being left, and what was appended to the segment left is synced before the next sync returns.
     private let syncing = Mutex(())
 
+    /// Whether segments are filled with zeros ahead of the appends (`prepareSpare`).
+    private let prefills: Bool
+
     /// Starts a new segment numbered after `number`, its first record numbered `nextLSN`.
-    init(path: String, role: JournalRole, after number: Int, nextLSN: UInt64) throws(JournalError) {
+    /// - Parameter prefills: fill segments with zeros ahead (for `sync` durability: `prepareSpare`).
+    init(path: String, role: JournalRole, after number: Int, nextLSN: UInt64, prefills: Bool) throws(JournalError) {
         self.path = path
         self.role = role
-        let segment = try Self.create(number: number + 1, path: path, role: role)
+        self.prefills = prefills
+        let segment = try Self.create(number: number + 1, path: path, role: role, prefill: prefills ? Self.minimumPrefill : 0)
         state = Mutex(State(current: segment, nextLSN: nextLSN))
     }
 
     // MARK: Appending (any thread)
 
-    /// Writes `write` at the end of the log, numbered after the last; `then` runs with the logged write
-    /// while the log is still held, so whatever it queues is queued in log order.
-    func append<Result>(_ write: JournalWrite, atMillis: Int64, then: (LoggedWrite) -> Result) throws(JournalError) -> Result {
-        let body = write.body
-        let checksum = Checksum.of(body)
+    /// Writes `write` at the end of the log, numbered after the last, with its body from `source` when
+    /// there is one (`write`'s own body is then empty); `then` runs with the logged write while the log
+    /// is still held, so whatever it queues is queued in log order.
+    func append<Result>(_ write: JournalWrite, source: (any JournalBodySource)?, atMillis: Int64, then: (LoggedWrite) -> Result) throws(JournalError) -> Result {
+        // Results rather than throws: the closures these take do not rethrow.
+        let outcome: Swift.Result<Result, JournalError>
+        if let source {
+            outcome = source.withJournalParts { parts in
+                JournalBody.withPieces(of: parts) { pieces in
+                    Swift.Result { () throws(JournalError) in try append(write, pieces: pieces, source: source, atMillis: atMillis, then: then) }
+                }
+            }
+        } else {
+            outcome = write.body.withUnsafeBytes { body in
+                Swift.Result { () throws(JournalError) in try append(write, pieces: [body], source: nil, atMillis: atMillis, then: then) }
+            }
+        }
+        return try outcome.get()
+    }
+
+    private func append<Result>(
+        _ write: JournalWrite, pieces: [UnsafeRawBufferPointer], source: (any JournalBodySource)?, atMillis: Int64, then: (LoggedWrite) -> Result
+    ) throws(JournalError) -> Result {
+        let checksum = Checksum.of(pieces: pieces)
+        let bodyBytes = pieces.reduce(0) { $0 + $1.count }
         return try state.withLock { (state: inout State) throws(JournalError) -> Result in
             guard !state.isClosed else { throw JournalError(.writeFailed, "the journal is closing") }
-            let logged = LoggedWrite(lsn: state.nextLSN, write: write, atMillis: atMillis, checksum: checksum)
+            let logged = LoggedWrite(lsn: state.nextLSN, write: write, atMillis: atMillis, checksum: checksum, source: source, bodyBytes: bodyBytes)
             let header = LogRecord.header(of: logged)
-            do throws(JournalError) {
-                try Self.write(header, body, to: state.current, path: path(state.current.number))
-            } catch {
-                // What was written of it goes: the next record starts where this one did.
-                _ = ftruncate(state.current.descriptor, off_t(state.current.size))
+            let written = header.withUnsafeBytes { header in
+                Swift.Result { () throws(JournalError) in try Self.write([header] + pieces, to: state.current, path: path(state.current.number)) }
+            }
+            if case .failure(let error) = written {
+                // What was written past the zeros ahead goes: the next record starts where this one did.
+                _ = ftruncate(state.current.descriptor, off_t(max(state.current.length, state.current.size)))
                 throw error
             }
             state.nextLSN += 1
-            state.current.size += header.count + body.count
+            state.current.size += header.count + bodyBytes
+            state.current.length = max(state.current.length, state.current.size)
             state.current.lastLSN = logged.lsn
             return then(logged)
         }
     }
 
-    /// Writes a record's header and body with one `pwritev` at the segment's end. A write that fails
-    /// part way leaves bytes past the segment's size, which the next record overwrites (and which read
-    /// back as a torn tail, never as a record, since they end before their checksummed length).
-    private static func write(_ header: [UInt8], _ body: [UInt8], to segment: Segment, path: String) throws(JournalError) {
+    /// Writes a record's pieces with `pwritev` at the segment's end. A write that fails part way
+    /// leaves bytes past the segment's size, which `append` cuts (and which would read back as a torn
+    /// tail, never as a record, since they end before their checksummed length).
+    private static func write(_ pieces: [UnsafeRawBufferPointer], to segment: Segment, path: String) throws(JournalError) {
+        let total = pieces.reduce(0) { $0 + $1.count }
         var written = 0
-        let total = header.count + body.count
         while written < total {
-            let result = header.withUnsafeBytes { head in
-                body.withUnsafeBytes { tail -> Int in
-                    var vectors: [iovec] = []
-                    if written < head.count {
-                        vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress.map { $0 + written }), iov_len: head.count - written))
-                    }
-                    let bodyStart = max(0, written - head.count)
-                    if bodyStart < tail.count {
-                        vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: tail.baseAddress.map { $0 + bodyStart }), iov_len: tail.count - bodyStart))
-                    }
-                    return pwritev(segment.descriptor, vectors, Int32(vectors.count), off_t(segment.size + written))
+            // The pieces from `written` on, at most 1024 of them a call (Linux's IOV_MAX).
+            var vectors: [iovec] = []
+            var skip = written
+            for piece in pieces where vectors.count < 1024 {
+                if skip >= piece.count {
+                    skip -= piece.count
+                    continue
                 }
+                vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: piece.baseAddress.map { $0 + skip }), iov_len: piece.count - skip))
+                skip = 0
             }
+            let result = pwritev(segment.descriptor, vectors, Int32(vectors.count), off_t(segment.size + written))
             if result < 0 && errno == EINTR { continue }
             guard result > 0 else {
                 let reason = result < 0 ? String(cString: strerror(errno)) : "nothing written"
@@ -144,7 +176,7 @@ final class AppendOnlyLog: Sendable {
     /// Bytes the log's segments take.
     var byteCount: Int {
         state.withLock { state in
-            state.current.size + state.retiring.reduce(0) { $0 + Self.fileSize(path($1.number)) }
+            state.current.size + state.retiring.reduce(0) { $0 + $1.size }
         }
     }
 
@@ -154,9 +186,18 @@ final class AppendOnlyLog: Sendable {
         try syncing.withLock { _ throws(JournalError) in
             let left = try state.withLock { (state: inout State) throws(JournalError) -> Segment? in
                 guard !state.isClosed, state.current.lastLSN != 0 else { return nil }
-                let next = try Self.create(number: state.current.number + 1, path: path, role: role)
-                defer { state.current = next }
-                state.retiring.append((state.current.number, state.current.lastLSN))
+                let next: Segment
+                if let spare = state.spare {
+                    next = spare
+                } else {
+                    next = try Self.create(number: state.current.number + 1, path: path, role: role, prefill: 0)
+                }
+                defer {
+                    state.current = next
+                    state.spare = nil
+                }
+                state.retiring.append((state.current.number, state.current.lastLSN, state.current.size))
+                state.lastUsed = state.current.size
                 return state.current
             }
             guard let left else { return }
@@ -169,6 +210,34 @@ final class AppendOnlyLog: Sendable {
             }
         }
     }
+
+    /// With `prefills`, makes the next segment and fills it with zeros ahead, for twice the bytes the
+    /// last one took (from 1 to 128 MiB), on the calling thread (the journal's). For `sync` durability:
+    /// an `fdatasync` of appends over zeros has no new file length to write (on the development VM,
+    /// 92 µs against 135 µs a sync; `sync`/`none` updates 0.65–0.66 against 0.57–0.63 in alternating
+    /// runs). Not for `async`, where it only doubles what is written (0.85–0.92 against 0.91–0.97).
+    /// Best effort: a full disk leaves it shorter, and appends still work.
+    func prepareSpare() {
+        guard prefills else { return }
+        let wanted = state.withLock { state -> (number: Int, bytes: Int)? in
+            guard !state.isClosed, state.spare == nil else { return nil }
+            let bytes = min(Self.maximumPrefill, max(Self.minimumPrefill, 2 * max(state.lastUsed, state.current.size)))
+            return (state.current.number + 1, bytes)
+        }
+        guard let wanted, let spare = try? Self.create(number: wanted.number, path: path, role: role, prefill: wanted.bytes) else { return }
+        let kept = state.withLock { state -> Bool in
+            guard !state.isClosed, state.spare == nil, state.current.number + 1 == spare.number else { return false }
+            state.spare = spare
+            return true
+        }
+        if !kept {
+            close(spare.descriptor)
+            unlink(path(spare.number))
+        }
+    }
+
+    static let minimumPrefill = 1 << 20
+    static let maximumPrefill = 128 << 20
 
     /// Deletes the segments left by `rotate` whose records are all durable in SQLite (up to `lsn`).
     func retire(through lsn: UInt64) {
@@ -183,12 +252,14 @@ final class AppendOnlyLog: Sendable {
 
     /// Writes and takes back 64 KiB at the end of the current segment: whether appending works again.
     func probe() throws(JournalError) {
-        // Under the lock: an append meanwhile would write where the probe does.
+        // Past the zeros ahead (which were written, so would take a write on a full disk), and under
+        // the lock: an append meanwhile could write where the probe does.
         let failure = state.withLock { state -> String? in
+            let end = max(state.current.length, state.current.size)
             let zeros = [UInt8](repeating: 0, count: 65536)
-            let written = zeros.withUnsafeBytes { pwrite(state.current.descriptor, $0.baseAddress, $0.count, off_t(state.current.size)) }
+            let written = zeros.withUnsafeBytes { pwrite(state.current.descriptor, $0.baseAddress, $0.count, off_t(end)) }
             let failure = written == zeros.count ? nil : "\(path(state.current.number)): write failed: \(String(cString: strerror(errno)))"
-            _ = ftruncate(state.current.descriptor, off_t(state.current.size))
+            _ = ftruncate(state.current.descriptor, off_t(end))
             return failure
         }
         if let failure { throw JournalError(.writeFailed, failure) }
@@ -202,9 +273,14 @@ final class AppendOnlyLog: Sendable {
     /// Closes the log, after `stopAppending`. With `removing`, every segment is deleted (SQLite has all
     /// its records on the disk); otherwise the last one is synced and left for the next start.
     func close(removing: Bool) {
-        let (current, retiring) = state.withLock { state -> (Segment, [Int]) in
+        let (current, retiring, spare) = state.withLock { state -> (Segment, [Int], Segment?) in
             state.isClosed = true
-            return (state.current, state.retiring.map(\.number))
+            defer { state.spare = nil }
+            return (state.current, state.retiring.map(\.number), state.spare)
+        }
+        if let spare {
+            close(spare.descriptor)
+            unlink(path(spare.number))
         }
         if !removing { _ = fdatasync(current.descriptor) }
         close(current.descriptor)
@@ -227,7 +303,7 @@ final class AppendOnlyLog: Sendable {
         "\(path)-log.\(number)"
     }
 
-    private static func create(number: Int, path: String, role: JournalRole) throws(JournalError) -> Segment {
+    private static func create(number: Int, path: String, role: JournalRole, prefill: Int) throws(JournalError) -> Segment {
         let file = segmentPath(path, number: number)
         let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
@@ -242,9 +318,19 @@ final class AppendOnlyLog: Sendable {
             unlink(file)
             throw JournalError(.writeFailed, "\(file): cannot write its header: \(reason)")
         }
+        var length = headerBytes
+        if prefill > 0 {
+            let zeros = [UInt8](repeating: 0, count: min(prefill, 1 << 20))
+            while length - headerBytes < prefill {
+                let count = min(zeros.count, prefill - (length - headerBytes))
+                let written = zeros.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, count, off_t(length)) }
+                guard written > 0 else { break }
+                length += written
+            }
+        }
         // The new name on the disk, so a `sync` of the segment keeps its records through a power cut.
         syncFolder(of: path)
-        return Segment(number: number, descriptor: descriptor, size: headerBytes, lastLSN: 0)
+        return Segment(number: number, descriptor: descriptor, size: headerBytes, length: length, lastLSN: 0)
     }
 
     /// Reads every segment of the log at `path`, in order, each up to its last whole record.
@@ -269,12 +355,21 @@ final class AppendOnlyLog: Sendable {
             guard data[data.startIndex + magic.count] == expected else {
                 throw JournalError(.incompatible, "\(file) is the log of another role's journal, not of a \(role.rawValue)")
             }
-            let (records, end) = data.withUnsafeBytes { raw in
+            var (records, end) = data.withUnsafeBytes { raw in
                 LogRecord.records(in: UnsafeRawBufferPointer(rebasing: raw[headerBytes...]))
             }
+            // Zeros past the last record were written ahead (`prepareSpare`): the segment's end.
+            let rest = data[(data.startIndex + headerBytes + end)...]
+            var torn = rest.contains { $0 != 0 }
+            // A last record whose body did not all reach the disk (zeros where its end should be) is
+            // a torn write too, never acknowledged: left out, not reported as a damaged body.
+            if !torn, let last = records.last, Checksum.of(last.write.body) != last.checksum {
+                records.removeLast()
+                torn = true
+            }
             recovered.records += records
-            if headerBytes + end < data.count {
-                recovered.notes.append("\(file): read up to its last whole record (\(records.count) records, \(data.count - headerBytes - end) bytes of a torn write left out)")
+            if torn {
+                recovered.notes.append("\(file): read up to its last whole record (\(records.count) records; a write torn by a crash left out)")
             }
         }
         recovered.records.sort { $0.lsn < $1.lsn }
@@ -294,8 +389,4 @@ final class AppendOnlyLog: Sendable {
         _ = Glibc.close(descriptor)
     }
 
-    private static func fileSize(_ path: String) -> Int {
-        var info = stat()
-        return stat(path, &info) == 0 ? Int(info.st_size) : 0
-    }
 }

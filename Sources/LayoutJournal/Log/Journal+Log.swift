@@ -6,7 +6,8 @@ import Foundation
 extension Journal {
     /// How long the journal thread lets logged writes gather before it commits them to SQLite: a
     /// larger transaction writes fewer pages per change (a key's index page once, not once a change).
-    /// Nothing waits for these commits but a restore of a key changed meanwhile, which asks for one at once.
+    /// Nothing waits for these commits but a restore of a key changed meanwhile, which asks for one at
+    /// once; `journal.syncMillis` (from 20 ms to 1 s), after which they are synced anyway.
     var databaseBatchMillis: Int { min(1000, max(20, syncMillis)) }
     /// A backlog this large is committed without waiting for the batch.
     static let databaseBatchBytes = 16 << 20
@@ -17,7 +18,7 @@ extension Journal {
 
     /// Copies what the log at `path` holds past SQLite's position into SQLite, makes it durable, deletes
     /// the log's segments, and starts a new one: the log, the lsn SQLite has, and notes for the operator.
-    static func replayLog(at path: String, role: JournalRole, into storage: SQLiteJournalStorage) throws(JournalError) -> (AppendOnlyLog, UInt64, [String]) {
+    static func replayLog(at path: String, role: JournalRole, durability: JournalDurability, into storage: SQLiteJournalStorage) throws(JournalError) -> (AppendOnlyLog, UInt64, [String]) {
         let recovered = try AppendOnlyLog.recover(path: path, role: role)
         let position = try storage.logPosition()
         let missing = recovered.records.filter { $0.lsn > position }
@@ -29,7 +30,7 @@ extension Journal {
         }
         AppendOnlyLog.remove(recovered.segments, of: path)
         let last = max(position, recovered.records.last?.lsn ?? 0)
-        let log = try AppendOnlyLog(path: path, role: role, after: recovered.lastNumber, nextLSN: last + 1)
+        let log = try AppendOnlyLog(path: path, role: role, after: recovered.lastNumber, nextLSN: last + 1, prefills: durability == .sync)
         return (log, last, notes)
     }
 
@@ -37,26 +38,26 @@ extension Journal {
 
     /// Writes `write` to the log on this thread. With `async` durability `completion` runs here once it
     /// is written; with `sync`, on the journal thread once the log is on the disk.
-    func append(_ write: JournalWrite, to log: AppendOnlyLog, completion: @escaping Completion) {
+    func append(_ write: JournalWrite, source: (any JournalBodySource)?, to log: AppendOnlyLog, completion: @escaping Completion) {
         if durability == .async {
-            completion(appendAnsweringAtOnce(write, to: log, completion: nil))
+            completion(appendAnsweringAtOnce(write, source: source, to: log, completion: nil))
         } else {
-            _ = appendAnsweringAtOnce(write, to: log, completion: completion)
+            _ = appendAnsweringAtOnce(write, source: source, to: log, completion: completion)
         }
     }
 
     /// Writes `write` to the log; the outcome so far (with `completion`, the log's syncing thread
     /// answers it once the log is on the disk).
-    func appendAnsweringAtOnce(_ write: JournalWrite, to log: AppendOnlyLog, completion: Completion?) -> Result<Void, JournalError> {
+    func appendAnsweringAtOnce(_ write: JournalWrite, source: (any JournalBodySource)?, to log: AppendOnlyLog, completion: Completion?) -> Result<Void, JournalError> {
         let now = Self.nowMillis
         let (first, firstWaiting): (Bool, Bool)
         do {
-            (first, firstWaiting) = try log.append(write, atMillis: now) { logged in
+            (first, firstWaiting) = try log.append(write, source: source, atMillis: now) { logged in
                 state.withLock { state in
                     state.pending.append(Pending(record: logged, completion: nil))
                     // Counted as journaled here, where it became durable against a crash.
                     state.records += 1
-                    Self.apply(write, to: &state.index, lsn: logged.lsn, atMillis: now)
+                    Self.apply(write, to: &state.index, lsn: logged.lsn, atMillis: now, bodyBytes: logged.bodyBytes)
                     var firstWaiting = false
                     if let completion {
                         state.syncWaiting.append(completion)
@@ -107,6 +108,7 @@ extension Journal {
         var unsynced = false
         var lastSync = DispatchTime.now()
         var waitMillis = 1000
+        log.prepareSpare()
         while true {
             _ = wake.wait(timeout: .now() + .milliseconds(waitMillis))
             let (batch, stopping, writable, reading, gathering) = state.withLock { state -> ([Pending], Bool, Bool, Bool, Bool) in
@@ -129,7 +131,7 @@ extension Journal {
             if !batch.isEmpty {
                 if backlog.isEmpty { gatheringSince = .now() }
                 backlog += batch.map(\.record)
-                backlogBytes += batch.reduce(0) { $0 + $1.record.write.bodyBytes }
+                backlogBytes += batch.reduce(0) { $0 + $1.record.bodyBytes }
             }
             if !writable && backlog.isEmpty { probe(storage, log) }
             let due = reading || stopping || !batch.isEmpty || backlogBytes >= Self.databaseBatchBytes || Self.millis(since: gatheringSince) >= databaseBatchMillis
@@ -150,6 +152,7 @@ extension Journal {
                     // The log's records past SQLite's are synced as their segment is left.
                     try log.rotate()
                     log.retire(through: covered)
+                    log.prepareSpare()
                 } catch {
                     noteFailure(error, keys: [])
                 }
@@ -202,7 +205,8 @@ extension Journal {
     private func commit(_ backlog: [LoggedWrite], to storage: SQLiteJournalStorage, log: AppendOnlyLog) -> Bool {
         let started = DispatchTime.now().uptimeNanoseconds
         do {
-            try storage.write(logged: backlog)
+            // Bodies still in their requests' memory are joined here, off the threads that answer.
+            try storage.write(logged: backlog.map(\.materialized))
         } catch {
             // The writes stay in the log and the backlog: nothing acknowledged is lost, and the key
             // chains are whole. Changes are refused meanwhile (`isWritable`), so the backlog stops growing.
@@ -228,7 +232,7 @@ extension Journal {
             return ready
         }
         if !wasWritable && logWorks { onHealthChange(true, nil) }
-        onCommit(JournalCommit(records: backlog.count, bytes: backlog.reduce(0) { $0 + $1.write.bodyBytes }, micros: micros))
+        onCommit(JournalCommit(records: backlog.count, bytes: backlog.reduce(0) { $0 + $1.bodyBytes }, micros: micros))
         for semaphore in ready { semaphore.signal() }
         return true
     }

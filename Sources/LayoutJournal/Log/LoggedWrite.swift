@@ -9,6 +9,25 @@ struct LoggedWrite: Sendable {
     /// checksum it was logged with, so that the database finds it corrupt and its key is reported lost
     /// when it is rebuilt, instead of replaying other bytes.
     var checksum: UInt64
+    /// The body, when it is still in the memory it arrived in (`write`'s own body is then empty).
+    var source: (any JournalBodySource)?
+    /// The body's bytes (its record's, for a `source`).
+    var bodyBytes: Int
+
+    init(lsn: UInt64, write: JournalWrite, atMillis: Int64, checksum: UInt64, source: (any JournalBodySource)? = nil, bodyBytes: Int? = nil) {
+        self.lsn = lsn
+        self.write = write
+        self.atMillis = atMillis
+        self.checksum = checksum
+        self.source = source
+        self.bodyBytes = bodyBytes ?? write.bodyBytes
+    }
+
+    /// The write with its body in an array, for SQLite: a `source` joined here (on the journal thread).
+    var materialized: LoggedWrite {
+        guard let source else { return self }
+        return LoggedWrite(lsn: lsn, write: write.withBody(source.joined()), atMillis: atMillis, checksum: checksum)
+    }
 }
 
 /// The bytes of a log record, and reading them back.
@@ -60,7 +79,7 @@ enum LogRecord {
             put(epoch)
             put(UInt64(bitPattern: Int64(items)))
             put(UInt64(bitPattern: logged.atMillis))
-            put(UInt64(logged.write.bodyBytes))
+            put(UInt64(logged.bodyBytes))
             put(logged.checksum)
             put(&key.namespace)
             put(&key.name)
@@ -126,6 +145,15 @@ enum LogRecord {
 }
 
 extension JournalWrite {
+    /// The same write with `body` (a drop or an epoch, which have none, as they are).
+    func withBody(_ body: [UInt8]) -> JournalWrite {
+        switch self {
+        case .rebuild(let key, let version, let epoch, let items, _): return .rebuild(key, version: version, epoch: epoch, items: items, body: body)
+        case .change(let key, let version, let items, _): return .change(key, version: version, items: items, body: body)
+        case .drop, .epoch: return self
+        }
+    }
+
     /// The body's bytes (empty for a drop or an epoch).
     var body: [UInt8] {
         switch self {

@@ -62,6 +62,15 @@ public final class RequestBody: @unchecked Sendable {
         }
     }
 
+    /// Calls `body` with views of the body and then of each attachment, none of them copied.
+    public func withEveryPart<Result>(_ body: ([UnsafeRawBufferPointer]) -> Result) -> Result {
+        withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var views = [bytes]
+            views.reserveCapacity(attachments.count + 1)
+            return Self.withViews(of: attachments[...], collecting: &views, body)
+        }
+    }
+
     /// Nests `withUnsafeBytes` over each attachment, so that every view stays valid inside `body`.
     private static func withViews<Result>(
         of attachments: ArraySlice<RequestBody>, collecting views: inout [UnsafeRawBufferPointer], _ body: ([UnsafeRawBufferPointer]) -> Result

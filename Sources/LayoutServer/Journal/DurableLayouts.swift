@@ -64,13 +64,14 @@ public final class DurableLayouts: Sendable {
     /// `unavailable` (the change is in memory but not durable, so it is not acknowledged).
     func journaling(_ change: KeptChange, body: RequestBody?, reply: JobReply, id: RequestID?) -> JobReply {
         let write: JournalWrite
+        let source: RequestBody?
         switch makeWrite(for: change, body: body) {
-        case .success(let made): write = made
+        case .success(let made): (write, source) = made
         case .failure(let error):
             events?.release(change.key, publishing: false)
             return Self.failed(reply, id: id, because: error.message)
         }
-        if let outcome = journal.appendAtOnce(write) {
+        if let outcome = journal.appendAtOnce(write, body: source) {
             // In the log already (on this thread): no suspension, the reply leaves now.
             switch outcome {
             case .success:
@@ -86,7 +87,7 @@ public final class DurableLayouts: Sendable {
         let events = self.events
         let key = change.key
         deferred.deferral = JobReply.Deferral { resume in
-            journal.append(write) { result in
+            journal.append(write, body: source) { result in
                 switch result {
                 case .success:
                     events?.release(key, publishing: true)
@@ -110,29 +111,30 @@ public final class DurableLayouts: Sendable {
     }
 
     /// The client's own body (with its frames, `JournalBody`) where it rebuilds the change (a `prepare`,
-    /// or a change that follows the key's last write); a snapshot of the layout where it would not (a
-    /// change after a failed write; changes grown past their `prepare`).
-    private func makeWrite(for change: KeptChange, body: RequestBody?) -> Result<JournalWrite, WireError> {
+    /// or a change that follows the key's last write), left in its message (the write's body empty);
+    /// a snapshot of the layout where it would not (a change after a failed write; changes grown past
+    /// their `prepare`).
+    private func makeWrite(for change: KeptChange, body: RequestBody?) -> Result<(JournalWrite, RequestBody?), WireError> {
         switch change {
         case .dropped(let key, let version):
-            return .success(.drop(JournalKey(key), version: version))
+            return .success((.drop(JournalKey(key), version: version), nil))
         case .prepared(let key, let version, let layout):
             if let body {
-                return .success(.rebuild(JournalKey(key), version: version, epoch: 0, items: layout.itemCount, body: body.journalRecord))
+                return .success((.rebuild(JournalKey(key), version: version, epoch: 0, items: layout.itemCount, body: []), body))
             }
             return snapshot(key, version: version, layout: layout)
         case .changed(let key, let version, let layout):
             if let body, !journal.needsSnapshot(of: JournalKey(key), changeVersion: version, bytes: body.totalCount) {
-                return .success(.change(JournalKey(key), version: version, items: layout.itemCount, body: body.journalRecord))
+                return .success((.change(JournalKey(key), version: version, items: layout.itemCount, body: []), body))
             }
             return snapshot(key, version: version, layout: layout)
         }
     }
 
-    private func snapshot(_ key: LayoutKey, version: Int, layout: PreparedLayout) -> Result<JournalWrite, WireError> {
+    private func snapshot(_ key: LayoutKey, version: Int, layout: PreparedLayout) -> Result<(JournalWrite, RequestBody?), WireError> {
         switch SnapshotBody.encode(layout: key.name, input: layout.input, limits: limits) {
         case .success(let writer):
-            return .success(.rebuild(JournalKey(key), version: version, epoch: 0, items: layout.itemCount, body: writer.withUnsafeBytes { Array($0) }))
+            return .success((.rebuild(JournalKey(key), version: version, epoch: 0, items: layout.itemCount, body: writer.withUnsafeBytes { Array($0) }), nil))
         case .failure(let error):
             return .failure(error)
         }
@@ -271,12 +273,10 @@ extension Duration {
     }
 }
 
-extension RequestBody {
-    /// The body's bytes and its frames', copied out of their messages (the journal keeps them past the
-    /// request): the body alone when it has no frames.
-    var journalRecord: [UInt8] {
-        guard !attachments.isEmpty else { return withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in Array(bytes) } }
-        let frames = attachments.map { $0.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in Array(bytes) } }
-        return withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in JournalBody.joining(bytes, frames: frames) }
+/// A request's body and frames are journaled from its message: the log is written from them and SQLite
+/// gets them joined behind the reply.
+extension RequestBody: JournalBodySource {
+    public func withJournalParts<Result>(_ body: ([UnsafeRawBufferPointer]) -> Result) -> Result {
+        withEveryPart(body)
     }
 }
