@@ -104,9 +104,15 @@ public final class Journal: Sendable {
     let syncFinished = DispatchSemaphore(value: 0)
     private let finishedCheckpoints = DispatchSemaphore(value: 0)
     let onCommit: @Sendable (JournalCommit) -> Void
+    let onSync: @Sendable (UInt64) -> Void
     let onHealthChange: @Sendable (Bool, String?) -> Void
     /// The append-only log in front of SQLite; nil where changes go straight to the database.
     let log: AppendOnlyLog?
+    /// Whether changes wait for syncs of the log (the log with `sync` durability): `onSync` is told of them.
+    public var syncsLog: Bool {
+        log != nil && durability == .sync
+    }
+
     /// The keys found at open, most recently changed first.
     public let keysAtOpen: [JournalKeyState]
     /// What opening found worth a line in the operator's log (a torn write left out of the log, records
@@ -115,6 +121,8 @@ public final class Journal: Sendable {
 
     /// Opens the journal at `url` for `role`, reads its index, and starts its thread; nil for `none`.
     /// - Parameter onCommit: told of every group commit, on the journal thread.
+    /// - Parameter onSync: with the log and `sync` durability, told how long each of the log's syncs
+    ///   took, in µs (what a change's reply waits for), on the thread that syncs it.
     /// - Parameter onHealthChange: told when writing stops working (false, why) and works again (true).
     /// - Parameter fencingEpoch: with PostgreSQL, the epoch of the broker lease (`BrokerLease`) this
     ///   writer holds: every group commit checks it, so a broker whose lease was taken writes nothing more.
@@ -127,6 +135,7 @@ public final class Journal: Sendable {
         _ url: JournalURL, role: JournalRole, durability: JournalDurability, syncMillis: Int, compaction: Compaction = Compaction(),
         fencingEpoch: UInt64? = nil, appendOnlyLog: Bool = false,
         onCommit: @escaping @Sendable (JournalCommit) -> Void = { _ in },
+        onSync: @escaping @Sendable (UInt64) -> Void = { _ in },
         onHealthChange: @escaping @Sendable (Bool, String?) -> Void = { _, _ in }
     ) throws(JournalError) -> Journal? {
         let writer: any JournalStorage
@@ -152,16 +161,18 @@ public final class Journal: Sendable {
         let keys = try writer.loadKeys().sorted { ($0.changedAtMillis, $1.key) > ($1.changedAtMillis, $0.key) }
         return Journal(
             url: url, durability: durability, syncMillis: syncMillis, compaction: compaction, writer: writer, reader: reader, log: log,
-            committedLSN: committed, keys: keys, notes: notes, onCommit: onCommit, onHealthChange: onHealthChange
+            committedLSN: committed, keys: keys, notes: notes, onCommit: onCommit, onSync: onSync, onHealthChange: onHealthChange
         )
     }
 
     private init(
         url: JournalURL, durability: JournalDurability, syncMillis: Int, compaction: Compaction, writer: any JournalStorage, reader: any JournalStorage,
         log: AppendOnlyLog?, committedLSN: UInt64, keys: [JournalKeyState], notes: [String],
-        onCommit: @escaping @Sendable (JournalCommit) -> Void, onHealthChange: @escaping @Sendable (Bool, String?) -> Void
+        onCommit: @escaping @Sendable (JournalCommit) -> Void, onSync: @escaping @Sendable (UInt64) -> Void,
+        onHealthChange: @escaping @Sendable (Bool, String?) -> Void
     ) {
         self.log = log
+        self.onSync = onSync
         notesAtOpen = notes
         self.url = url
         self.durability = durability

@@ -150,6 +150,7 @@ extension LayoutDaemon {
                 syncMillis: configuration.journalSyncMillis, compaction: configuration.journalCompaction,
                 appendOnlyLog: true,
                 onCommit: { stats.recordJournalCommit(micros: $0.micros) },
+                onSync: { stats.recordJournalSync(micros: $0) },
                 onHealthChange: { writable, reason in
                     if writable {
                         logger.notice("the journal writes again; changes are accepted")

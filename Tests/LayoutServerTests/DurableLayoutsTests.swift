@@ -61,6 +61,10 @@ import ZeroMQ
                 let answer = try Self.whole(key, on: daemon)
                 before[key] = (answer.version, answer.attributes)
             }
+            // With `sync`, what the replies waited for: the log's syncs, one or more for 15 changes.
+            let journal = try #require(try daemon.stats()["journal"] as? [String: Any])
+            let syncs = (journal["syncMicros"] as? [String: Any])?["count"] as? Int
+            #expect(durability == .sync ? (syncs ?? 0) >= 1 && (syncs ?? 0) <= 15 : syncs == nil, "\(journal)")
         }
         let restarted = try Self.daemon(folder, durability: durability)
         for key in Self.specs.keys {

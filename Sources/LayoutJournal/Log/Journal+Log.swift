@@ -185,7 +185,9 @@ extension Journal {
             }
             if !waiting.isEmpty {
                 do {
+                    let started = DispatchTime.now().uptimeNanoseconds
                     try log.sync()
+                    onSync((DispatchTime.now().uptimeNanoseconds - started) / 1000)
                     for completion in waiting { completion(.success(())) }
                 } catch {
                     // The writes may be on the disk or not: not acknowledged, though SQLite will have

@@ -28,8 +28,13 @@ public final class DaemonMetrics: Sendable {
         0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
     ]
 
-    /// `layoutd_journal_commit_seconds`: how long a journal group commit took (with `sync`, to the disk).
+    static let journalBuckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5]
+
+    /// `layoutd_journal_commit_seconds`: how long a journal group commit took (with the log, SQLite's
+    /// commits behind the replies).
     let journalCommitDuration: ValueHistogram
+    /// `layoutd_journal_sync_seconds`: how long a sync of the journal's log took (`sync` durability).
+    let journalSyncDuration: ValueHistogram
 
     private let registry: PrometheusCollectorRegistry
     private let exported: Mutex<ScrapedSeries>
@@ -38,7 +43,11 @@ public final class DaemonMetrics: Sendable {
         registry = PrometheusCollectorRegistry()
         journalCommitDuration = registry.makeValueHistogram(
             descriptor: MetricNameDescriptor(namespace: "layoutd", metricName: "journal_commit", unitName: "seconds", helpText: "Journal group commit latency."),
-            buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5]
+            buckets: Self.journalBuckets
+        )
+        journalSyncDuration = registry.makeValueHistogram(
+            descriptor: MetricNameDescriptor(namespace: "layoutd", metricName: "journal_sync", unitName: "seconds", helpText: "Journal log sync latency (sync durability)."),
+            buckets: Self.journalBuckets
         )
         exported = Mutex(ScrapedSeries(factory: PrometheusMetricsFactory(registry: registry)))
     }

@@ -4,18 +4,21 @@ import LayoutJournal
 public struct JournalReport: Sendable, Hashable {
     public var statistics: Journal.Statistics
     public var commitMicros: StatsSnapshot.Latency
+    /// With `sync` durability and the append-only log: the log's syncs, which replies wait for.
+    public var syncMicros: StatsSnapshot.Latency?
     public var restore: DurableLayouts.RestoreProgress
     /// Layouts pushed out of memory by `store.maxBytes` and still kept in the journal.
     public var evictions: Int
 
     /// A report of `statistics` alone, with nothing restored or evicted: a broker's journal of recipes.
     public init(statistics: Journal.Statistics) {
-        self.init(statistics: statistics, commitMicros: StatsSnapshot.Latency(p50: 0, p90: 0, p99: 0, max: 0, count: UInt64(statistics.commits)), restore: .init(), evictions: 0)
+        self.init(statistics: statistics, commitMicros: StatsSnapshot.Latency(p50: 0, p90: 0, p99: 0, max: 0, count: UInt64(statistics.commits)), syncMicros: nil, restore: .init(), evictions: 0)
     }
 
-    init(statistics: Journal.Statistics, commitMicros: StatsSnapshot.Latency, restore: DurableLayouts.RestoreProgress, evictions: Int) {
+    init(statistics: Journal.Statistics, commitMicros: StatsSnapshot.Latency, syncMicros: StatsSnapshot.Latency?, restore: DurableLayouts.RestoreProgress, evictions: Int) {
         self.statistics = statistics
         self.commitMicros = commitMicros
+        self.syncMicros = syncMicros
         self.restore = restore
         self.evictions = evictions
     }
@@ -39,6 +42,9 @@ public struct JournalReport: Sendable, Hashable {
             "evictions": evictions,
         ]
         if let lastError = statistics.lastError { object["lastError"] = lastError }
+        if let syncMicros {
+            object["syncMicros"] = ["p50": syncMicros.p50, "p90": syncMicros.p90, "p99": syncMicros.p99, "max": syncMicros.max, "count": syncMicros.count]
+        }
         return object
     }
 }

@@ -30,6 +30,7 @@ public final class ServerStats: Sendable {
         var authFailures = 0
         /// Journal group commits, in µs.
         var journalCommits = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .two)
+        var journalSyncs = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .two)
     }
 
     private let state = Mutex(State())
@@ -87,14 +88,27 @@ public final class ServerStats: Sendable {
         metrics.journalCommitDuration.record(Double(micros) / 1_000_000)
     }
 
-    /// The journal's report: its own statistics, the commit latencies recorded here, and restores.
-    public func journalReport(_ durable: DurableLayouts, evictions: Int) -> JournalReport {
-        let commits = state.withLock { state in
-            let h = state.journalCommits
-            return StatsSnapshot.Latency(p50: h.valueAtPercentile(50), p90: h.valueAtPercentile(90), p99: h.valueAtPercentile(99), max: h.max, count: h.totalCount)
-        }
-        return JournalReport(statistics: durable.journal.statistics, commitMicros: commits, restore: durable.restoreProgress, evictions: evictions)
+    /// One sync of the journal's log (`sync` durability) and how long it took.
+    public func recordJournalSync(micros: UInt64) {
+        state.withLock { _ = $0.journalSyncs.record(min(micros, 3_600_000_000)) }
+        metrics.journalSyncDuration.record(Double(micros) / 1_000_000)
     }
+
+    /// The journal's report: its own statistics, the commit and sync latencies recorded here, and restores.
+    public func journalReport(_ durable: DurableLayouts, evictions: Int) -> JournalReport {
+        let (commits, syncs) = state.withLock { state in
+            let (c, s) = (state.journalCommits, state.journalSyncs)
+            return (
+                StatsSnapshot.Latency(p50: c.valueAtPercentile(50), p90: c.valueAtPercentile(90), p99: c.valueAtPercentile(99), max: c.max, count: c.totalCount),
+                StatsSnapshot.Latency(p50: s.valueAtPercentile(50), p90: s.valueAtPercentile(90), p99: s.valueAtPercentile(99), max: s.max, count: s.totalCount)
+            )
+        }
+        return JournalReport(
+            statistics: durable.journal.statistics, commitMicros: commits, syncMicros: durable.journal.syncsLog ? syncs : nil,
+            restore: durable.restoreProgress, evictions: evictions
+        )
+    }
+
 
     /// Subscription count, as the publisher tracks it from XPUB subscribe/unsubscribe messages.
     public func setSubscribers(_ count: Int) {
