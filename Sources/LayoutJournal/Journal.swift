@@ -12,8 +12,8 @@ import Synchronization
 ///
 /// With an append-only log in front of SQLite (`AppendOnlyLog`, a single daemon's journal), `append`
 /// writes the change to the log on the caller's thread instead: with `async` durability its completion
-/// runs at once, on that thread; with `sync`, on the journal thread once the log is synced. The journal
-/// thread copies the log into SQLite behind the replies (`Journal+Log.swift`).
+/// runs at once, on that thread; with `sync`, on the log's syncing thread once the log is synced. The
+/// journal thread copies the log into SQLite behind the replies (`Journal+Log.swift`).
 ///
 /// The journal keeps an index of every key in memory (its version and the sizes of its bodies), brought
 /// up to date as writes are appended, so that the daemon decides without a read whether a change can
@@ -88,6 +88,11 @@ public final class Journal: Sendable {
         /// With the log and `sync` durability: the completions of writes in the log, in log order,
         /// waiting for the log's next `fdatasync` (`runLogSyncer`).
         var syncWaiting: [Completion] = []
+        /// Set by `close` once appends stopped, before `isStopping`: the log's syncing thread ends
+        /// before the journal thread can close the log.
+        var isSyncerStopping = false
+        /// `close` was called (once is enough).
+        var isClosing = false
     }
 
     public let url: JournalURL
@@ -317,15 +322,17 @@ public final class Journal: Sendable {
         // The log first: once the journal thread sees `isStopping`, nothing more can come to it.
         log?.stopAppending()
         let first = state.withLock { state -> Bool in
-            defer { state.isStopping = true }
-            return !state.isStopping
+            defer { state.isClosing = true }
+            return !state.isClosing
         }
         guard first else { return }
-        if log != nil && durability == .sync {
-            // The log's last sync before the journal thread closes the log.
+        if syncsLog {
+            // The log's last sync, before the journal thread may close the log.
+            state.withLock { $0.isSyncerStopping = true }
             syncWake.signal()
             syncFinished.wait()
         }
+        state.withLock { $0.isStopping = true }
         wake.signal()
         finished.wait()
         finishedCheckpoints.wait()

@@ -86,10 +86,10 @@ import Testing
         let crashed = try crashWithChangesInTheLogAlone(in: folder)
         let segment = try #require(try segment(holding: "update two", of: crashed))
         var data = try Data(contentsOf: URL(fileURLWithPath: segment))
-        // The last record's end never reached the disk: zeros where it should be, as in a segment
-        // filled with zeros ahead.
-        let end = try #require(data.range(of: Data("update two".utf8))).upperBound
-        data.replaceSubrange(end - 4..<end, with: Data(count: 4))
+        // The last record cut short, as a file the crash left shorter than the write (with `async`
+        // nothing is written ahead of the appends).
+        #expect(data.suffix(10) == Data("update two".utf8))
+        data.removeLast(4)
         try data.write(to: URL(fileURLWithPath: segment))
         let reopened = try open(crashed)
         defer { reopened.close() }
@@ -110,6 +110,60 @@ import Testing
         defer { reopened.close() }
         #expect(reopened.keysAtOpen.first?.version == 3)
         #expect { _ = try reopened.recipe(for: feed) } throws: { ($0 as? JournalError)?.code == .corrupt && "\($0)".contains("checksum") }
+    }
+
+    @Test func aDamagedLastRecordIsReportedCorruptNotTakenForATornWrite() throws {
+        let folder = TemporaryFolder("layoutd-log")
+        let crashed = try crashWithChangesInTheLogAlone(in: folder)
+        let segment = try #require(try segment(holding: "update two", of: crashed))
+        var data = try Data(contentsOf: URL(fileURLWithPath: segment))
+        let at = try #require(data.range(of: Data("update two".utf8)))
+        data[at.lowerBound] = UInt8(ascii: "U")
+        try data.write(to: URL(fileURLWithPath: segment))
+        let reopened = try open(crashed)
+        defer { reopened.close() }
+        #expect(reopened.keysAtOpen.first?.version == 3)
+        #expect(!reopened.notesAtOpen.contains { $0.contains("torn") }, "\(reopened.notesAtOpen)")
+        #expect { _ = try reopened.recipe(for: feed) } throws: { ($0 as? JournalError)?.code == .corrupt }
+    }
+
+    @Test func aWriteTornInASegmentFilledWithZerosAheadIsLeftOut() throws {
+        let folder = TemporaryFolder("layoutd-log")
+        let path = folder.file("live/j.db")
+        let crashed = folder.file("crashed/j.db")
+        let large = Array(repeating: UInt8(ascii: "A"), count: 20_000)
+        do {
+            let journal = try open(path, durability: .sync)
+            defer { journal.close() }
+            try holdingTheDatabase(path) {
+                try write(.rebuild(feed, version: 1, epoch: 0, items: 2, body: bytes("prepare")), to: journal).get()
+                try write(.change(feed, version: 2, items: 3, body: bytes("marker") + large), to: journal).get()
+                try crashImage(of: path, to: crashed)
+            }
+        }
+        let segment = try #require(try segment(holding: "marker", of: crashed))
+        var data = try Data(contentsOf: URL(fileURLWithPath: segment))
+        let body = try #require(data.range(of: Data("marker".utf8))).lowerBound
+        let recordEnd = body + 6 + large.count
+        #expect(data[recordEnd..<min(data.count, recordEnd + 4096)].allSatisfy { $0 == 0 }, "zeros written ahead follow the record")
+        // The pages from the one after the body's start on never reached the disk.
+        let firstLostPage = (body / 4096 + 1) * 4096
+        data.replaceSubrange(firstLostPage..<recordEnd, with: Data(count: recordEnd - firstLostPage))
+        try data.write(to: URL(fileURLWithPath: segment))
+        let reopened = try open(crashed)
+        defer { reopened.close() }
+        #expect(reopened.keysAtOpen.first?.version == 1)
+        #expect(try reopened.recipe(for: feed)?.bodies == [bytes("prepare")])
+        #expect(reopened.notesAtOpen.contains { $0.contains("torn") }, "\(reopened.notesAtOpen)")
+    }
+
+    @Test func aSegmentWhoseHeaderNeverReachedTheDiskHoldsNothing() throws {
+        let folder = TemporaryFolder("layoutd-log")
+        let crashed = try crashWithChangesInTheLogAlone(in: folder)
+        try Data(count: 4096).write(to: URL(fileURLWithPath: crashed + "-log.99"))
+        let reopened = try open(crashed)
+        defer { reopened.close() }
+        #expect(reopened.keysAtOpen.first?.version == 3)
     }
 
     @Test func aLogOfAnotherRoleIsRefused() throws {

@@ -49,6 +49,13 @@ import ZeroMQ
             }
         }
         let error = try #require(refusal?["error"] as? [String: Any], "the journal never filled")
+        // The files as a crash now would leave them: with SQLite full, the last acknowledged changes
+        // are in the log alone.
+        let crashed = TemporaryFolder("layoutd-full-crash")
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasPrefix("layoutd.db") {
+            try FileManager.default.copyItem(atPath: folder.file(file), toPath: crashed.file(file))
+        }
+        let acknowledgedBeforeTheCrash = acknowledged
         #expect(error["code"] as? String == "unavailable")
         #expect(String(describing: error["message"] ?? "").contains("journal"), "the message says why: \(error)")
         #expect(String(describing: error["message"] ?? "").contains("-log.") == (full == .log), "the file that filled: \(error)")
@@ -92,6 +99,13 @@ import ZeroMQ
         let after = try reader.call(#"{"op":"query","layout":"feed","rect":{"x":0,"y":0,"width":375,"height":100000}}"#).result
         #expect(after["version"] as? Int == acknowledged)
         #expect(after["attributes"] as? NSArray == before["attributes"] as? NSArray)
+
+        // And a crash while the disk was full loses nothing acknowledged either.
+        let fromTheCrash = try LayoutdProcess(arguments: ["--journal", crashed.journalURL])
+        defer { fromTheCrash.signal(SIGTERM) }
+        let crashReader = try JournalClient(fromTheCrash.frontEndpoint, in: context)
+        let recovered = try crashReader.call(#"{"op":"query","layout":"feed","rect":{"x":0,"y":0,"width":375,"height":100}}"#).result
+        #expect(recovered["version"] as? Int == acknowledgedBeforeTheCrash)
     }
 }
 

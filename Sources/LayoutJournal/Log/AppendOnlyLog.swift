@@ -40,9 +40,12 @@ final class AppendOnlyLog: Sendable {
         /// The bytes the last segment left took: the spare is filled for twice as much.
         var lastUsed = 0
         var isClosed = false
-        /// A segment left by `rotate` whose sync failed: the next `sync` fails with it, since what was
-        /// appended to that segment since the last sync may not be on the disk.
-        var leftUnsynced: String?
+        /// The segments' descriptors are closed (`close(removing:)`): nothing may sync them.
+        var isSegmentClosed = false
+        /// A sync that failed, and the lsn appended up to then: every later `sync` fails with it (after
+        /// a failed `fdatasync` the kernel may have dropped the pages, and the next one succeeds without
+        /// them) until SQLite has every record up to that lsn on the disk (`clearSyncFailure`).
+        var syncFailure: (message: String, throughLSN: UInt64)?
     }
 
     /// What the log's files held when the journal opened, for the journal to replay into SQLite.
@@ -156,15 +159,33 @@ final class AppendOnlyLog: Sendable {
     /// when it returns (earlier segments were synced when `rotate` left them).
     func sync() throws(JournalError) {
         try syncing.withLock { _ throws(JournalError) in
-            let (descriptor, number, leftUnsynced) = state.withLock { state in
-                defer { state.leftUnsynced = nil }
-                return (state.current.descriptor, state.current.number, state.leftUnsynced)
-            }
-            if let leftUnsynced { throw JournalError(.writeFailed, leftUnsynced) }
+            let (descriptor, number, failure, isClosed) = state.withLock { ($0.current.descriptor, $0.current.number, $0.syncFailure, $0.isSegmentClosed) }
+            if let failure { throw JournalError(.writeFailed, failure.message) }
+            guard !isClosed else { throw JournalError(.writeFailed, "the journal is closing") }
             // Outside the appends' lock: appends go on while the disk syncs.
             guard fdatasync(descriptor) == 0 else {
-                throw JournalError(.writeFailed, "\(path(number)): fdatasync failed: \(String(cString: strerror(errno)))")
+                throw noteSyncFailure("\(path(number)): fdatasync failed: \(String(cString: strerror(errno)))")
             }
+        }
+    }
+
+    /// Records a failed sync (see `State.syncFailure`); the error to throw.
+    private func noteSyncFailure(_ message: String) -> JournalError {
+        state.withLock { state in
+            if state.syncFailure == nil { state.syncFailure = (message, state.nextLSN - 1) }
+        }
+        return JournalError(.writeFailed, message)
+    }
+
+    /// Why syncs fail, while they do.
+    var syncFailure: String? {
+        state.withLock { $0.syncFailure?.message }
+    }
+
+    /// Syncs work again once SQLite has on the disk every record a failed sync may have lost.
+    func clearSyncFailure(ifDurableThrough lsn: UInt64) {
+        state.withLock { state in
+            if let failure = state.syncFailure, lsn >= failure.throughLSN { state.syncFailure = nil }
         }
     }
 
@@ -190,6 +211,7 @@ final class AppendOnlyLog: Sendable {
                 if let spare = state.spare {
                     next = spare
                 } else {
+                    // No spare (it could not be made): made here, the appends waiting meanwhile.
                     next = try Self.create(number: state.current.number + 1, path: path, role: role, prefill: 0)
                 }
                 defer {
@@ -204,24 +226,21 @@ final class AppendOnlyLog: Sendable {
             let synced = fdatasync(left.descriptor) == 0
             let failure = synced ? nil : "\(path(left.number)): fdatasync failed: \(String(cString: strerror(errno)))"
             close(left.descriptor)
-            if let failure {
-                state.withLock { $0.leftUnsynced = failure }
-                throw JournalError(.writeFailed, failure)
-            }
+            if let failure { throw noteSyncFailure(failure) }
         }
     }
 
-    /// With `prefills`, makes the next segment and fills it with zeros ahead, for twice the bytes the
-    /// last one took (from 1 to 128 MiB), on the calling thread (the journal's). For `sync` durability:
-    /// an `fdatasync` of appends over zeros has no new file length to write (on the development VM,
-    /// 92 µs against 135 µs a sync; `sync`/`none` updates 0.65–0.66 against 0.57–0.63 in alternating
-    /// runs). Not for `async`, where it only doubles what is written (0.85–0.92 against 0.91–0.97).
-    /// Best effort: a full disk leaves it shorter, and appends still work.
+    /// Makes the next segment on the calling thread (the journal's), so that `rotate` does not make
+    /// the appends wait for a file to be made. With `prefills` it is filled with zeros ahead, for twice
+    /// the bytes the last one took (from 1 to 128 MiB), and synced: for `sync` durability, an
+    /// `fdatasync` of appends over zeros already on the disk has no new file length to write (on the
+    /// development VM, 92 µs against 135 µs a sync; `sync`/`none` updates 0.65–0.66 against 0.57–0.63
+    /// in alternating runs). Not for `async`, where it only doubles what is written (0.85–0.92 against
+    /// 0.91–0.97). Best effort: a full disk leaves it shorter, and appends still work.
     func prepareSpare() {
-        guard prefills else { return }
         let wanted = state.withLock { state -> (number: Int, bytes: Int)? in
             guard !state.isClosed, state.spare == nil else { return nil }
-            let bytes = min(Self.maximumPrefill, max(Self.minimumPrefill, 2 * max(state.lastUsed, state.current.size)))
+            let bytes = prefills ? min(Self.maximumPrefill, max(Self.minimumPrefill, 2 * max(state.lastUsed, state.current.size))) : 0
             return (state.current.number + 1, bytes)
         }
         guard let wanted, let spare = try? Self.create(number: wanted.number, path: path, role: role, prefill: wanted.bytes) else { return }
@@ -265,6 +284,11 @@ final class AppendOnlyLog: Sendable {
         if let failure { throw JournalError(.writeFailed, failure) }
     }
 
+    /// Whether appends fail (`stopAppending`).
+    var isClosed: Bool {
+        state.withLock { $0.isClosed }
+    }
+
     /// Appends fail from now on (the journal is closing).
     func stopAppending() {
         state.withLock { $0.isClosed = true }
@@ -273,10 +297,14 @@ final class AppendOnlyLog: Sendable {
     /// Closes the log, after `stopAppending`. With `removing`, every segment is deleted (SQLite has all
     /// its records on the disk); otherwise the last one is synced and left for the next start.
     func close(removing: Bool) {
-        let (current, retiring, spare) = state.withLock { state -> (Segment, [Int], Segment?) in
-            state.isClosed = true
-            defer { state.spare = nil }
-            return (state.current, state.retiring.map(\.number), state.spare)
+        // Under `syncing`: a sync in progress ends before its descriptor is closed, and none starts after.
+        let (current, retiring, spare) = syncing.withLock { _ in
+            state.withLock { state -> (Segment, [Int], Segment?) in
+                state.isClosed = true
+                state.isSegmentClosed = true
+                defer { state.spare = nil }
+                return (state.current, state.retiring.map(\.number), state.spare)
+            }
         }
         if let spare {
             close(spare.descriptor)
@@ -327,6 +355,8 @@ final class AppendOnlyLog: Sendable {
                 guard written > 0 else { break }
                 length += written
             }
+            // The zeros on the disk now, not at the segment's first sync, which a reply waits for.
+            _ = fdatasync(descriptor)
         }
         // The new name on the disk, so a `sync` of the segment keeps its records through a power cut.
         syncFolder(of: path)
@@ -340,14 +370,17 @@ final class AppendOnlyLog: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
         let numbers = names.compactMap { name -> Int? in name.hasPrefix(prefix) ? Int(name.dropFirst(prefix.count)) : nil }.sorted()
         var recovered = Recovered(records: [], segments: [], notes: [], lastNumber: numbers.last ?? 0)
+        // Each segment's file, records, and where they end when only zeros follow.
+        var read: [(file: String, records: [LoggedWrite], end: Int?)] = []
         for number in numbers {
             let file = segmentPath(path, number: number)
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw JournalError(.unreadable, "\(file): cannot read the journal's log")
             }
             recovered.segments.append(file)
-            // A segment cut before its header was whole (a crash as it was made) holds nothing.
-            guard data.count >= headerBytes else { continue }
+            // A segment cut before its header was whole, or whose header never reached the disk (a
+            // crash as it was made, which some file systems leave as zeros), holds nothing.
+            guard data.count >= headerBytes, data.prefix(headerBytes).contains(where: { $0 != 0 }) else { continue }
             guard Array(data.prefix(magic.count)) == magic else {
                 throw JournalError(.incompatible, "\(file) is not a log of this layoutd's journal (format LDJLOG1); move it away")
             }
@@ -355,25 +388,41 @@ final class AppendOnlyLog: Sendable {
             guard data[data.startIndex + magic.count] == expected else {
                 throw JournalError(.incompatible, "\(file) is the log of another role's journal, not of a \(role.rawValue)")
             }
-            var (records, end) = data.withUnsafeBytes { raw in
+            let (records, end) = data.withUnsafeBytes { raw in
                 LogRecord.records(in: UnsafeRawBufferPointer(rebasing: raw[headerBytes...]))
             }
             // Zeros past the last record were written ahead (`prepareSpare`): the segment's end.
             let rest = data[(data.startIndex + headerBytes + end)...]
-            var torn = rest.contains { $0 != 0 }
-            // A last record whose body did not all reach the disk (zeros where its end should be) is
-            // a torn write too, never acknowledged: left out, not reported as a damaged body.
-            if !torn, let last = records.last, Checksum.of(last.write.body) != last.checksum {
-                records.removeLast()
-                torn = true
+            let readable = !rest.contains(where: { $0 != 0 })
+            if !readable {
+                recovered.notes.append("\(file): read up to its last whole record (\(records.count) records); the \(rest.count) bytes after it do not read as one (a write torn by a crash, or damage), and are left out")
             }
-            recovered.records += records
-            if torn {
-                recovered.notes.append("\(file): read up to its last whole record (\(records.count) records; a write torn by a crash left out)")
-            }
+            read.append((file, records, readable ? headerBytes + end : nil))
         }
+        // The last record of the last segment written to (a spare made ahead has none), when its body
+        // ends in whole pages of the zeros written ahead: a write torn by a crash (the kernel writes
+        // whole pages), never acknowledged. Left out, not reported as a damaged body; any other
+        // mismatch is damage, found when its layout is rebuilt.
+        if let index = read.lastIndex(where: { !$0.records.isEmpty }), let end = read[index].end, let last = read[index].records.last,
+           Checksum.of(last.write.body) != last.checksum, Self.endsInUnwrittenPages(last, endingAt: end) {
+            read[index].records.removeLast()
+            recovered.notes.append("\(read[index].file): read up to its last whole record (\(read[index].records.count) records; a write torn by a crash left out)")
+        }
+        recovered.records = read.flatMap(\.records)
         recovered.records.sort { $0.lsn < $1.lsn }
         return recovered
+    }
+
+    /// Whether `record`'s body, ending at `end` in its segment, ends in zeros that start on a page.
+    private static func endsInUnwrittenPages(_ record: LoggedWrite, endingAt end: Int) -> Bool {
+        let body = record.write.body
+        guard let lastWritten = body.lastIndex(where: { $0 != 0 }).map({ $0 + 1 }) ?? (body.isEmpty ? nil : 0), lastWritten < body.count else { return false }
+        let zerosStart = end - (body.count - lastWritten)
+        // Rounded up to the page the zeros begin on: the bytes before it in that page may be zeros the
+        // body really has.
+        let page = 4096
+        let pageStart = (zerosStart + page - 1) / page * page
+        return pageStart < end
     }
 
     static func remove(_ segments: [String], of path: String) {

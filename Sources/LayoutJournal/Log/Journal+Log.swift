@@ -25,9 +25,11 @@ extension Journal {
         var notes = recovered.notes
         if !missing.isEmpty {
             try storage.write(logged: missing)
-            try storage.makeDurable()
             notes.append("\(path): \(missing.count) changes replayed from the journal's log into its database")
         }
+        // SQLite on the disk before the log goes, also when it had every record already: its last
+        // commits may not have been synced when the process ended.
+        if !recovered.records.isEmpty { try storage.makeDurable() }
         AppendOnlyLog.remove(recovered.segments, of: path)
         let last = max(position, recovered.records.last?.lsn ?? 0)
         let log = try AppendOnlyLog(path: path, role: role, after: recovered.lastNumber, nextLSN: last + 1, prefills: durability == .sync)
@@ -37,7 +39,7 @@ extension Journal {
     // MARK: Appending
 
     /// Writes `write` to the log on this thread. With `async` durability `completion` runs here once it
-    /// is written; with `sync`, on the journal thread once the log is on the disk.
+    /// is written; with `sync`, on the log's syncing thread once the log is on the disk.
     func append(_ write: JournalWrite, source: (any JournalBodySource)?, to log: AppendOnlyLog, completion: @escaping Completion) {
         if durability == .async {
             completion(appendAnsweringAtOnce(write, source: source, to: log, completion: nil))
@@ -69,8 +71,9 @@ extension Journal {
                 }
             }
         } catch {
-            // Not in the log: the key's chain is broken, its next change is written as a snapshot.
-            noteFailure(error, keys: [write.key])
+            // Not in the log: the key's chain is broken, its next change is written as a snapshot
+            // (a journal closing is no failure of it).
+            if !log.isClosed { noteFailure(error, keys: [write.key]) }
             completion?(.failure(error))
             return .failure(error)
         }
@@ -107,6 +110,10 @@ extension Journal {
         var lastAttempt = DispatchTime(uptimeNanoseconds: 0)
         var unsynced = false
         var lastSync = DispatchTime.now()
+        // Once a sync of SQLite fails, it is not believed again (after a failed fsync the kernel may
+        // have dropped the pages, and the next one succeeds without them): the log is kept from then
+        // on, for the next start to replay.
+        var databaseSyncFailed = false
         var waitMillis = 1000
         log.prepareSpare()
         while true {
@@ -149,19 +156,25 @@ extension Journal {
                 let covered = state.withLock { $0.committedLSN }
                 do {
                     try storage.makeDurable()
+                    if !databaseSyncFailed { log.clearSyncFailure(ifDurableThrough: covered) }
+                } catch {
+                    databaseSyncFailed = true
+                    noteFailure(error, keys: [])
+                }
+                do {
                     // The log's records past SQLite's are synced as their segment is left.
                     try log.rotate()
-                    log.retire(through: covered)
-                    log.prepareSpare()
                 } catch {
                     noteFailure(error, keys: [])
                 }
+                if !databaseSyncFailed { log.retire(through: covered) }
+                log.prepareSpare()
                 unsynced = false
                 lastSync = .now()
             }
             if stopping && state.withLock({ $0.pending.isEmpty }) {
                 // What SQLite could not take stays in the log, for the next start to replay.
-                log.close(removing: backlog.isEmpty && !unsynced)
+                log.close(removing: backlog.isEmpty && !unsynced && !databaseSyncFailed)
                 break
             }
             if !backlog.isEmpty {
@@ -181,7 +194,7 @@ extension Journal {
             _ = syncWake.wait(timeout: .now() + .seconds(1))
             let (waiting, stopping) = state.withLock { state -> ([Completion], Bool) in
                 defer { state.syncWaiting.removeAll(keepingCapacity: true) }
-                return (state.syncWaiting, state.isStopping)
+                return (state.syncWaiting, state.isSyncerStopping)
             }
             if !waiting.isEmpty {
                 do {
@@ -197,7 +210,7 @@ extension Journal {
                     for completion in waiting { completion(.failure(error)) }
                 }
             }
-            // Appends stopped before `isStopping` was set: nothing more can come.
+            // Appends stopped before `isSyncerStopping` was set: nothing more can come.
             if stopping && state.withLock({ $0.syncWaiting.isEmpty }) { break }
         }
         syncFinished.signal()
@@ -218,7 +231,7 @@ extension Journal {
         let micros = (DispatchTime.now().uptimeNanoseconds - started) / 1000
         let wasWritable = state.withLock { $0.isWritable }
         // Writing works again only when the log takes writes too (a full disk refuses both).
-        let logWorks = wasWritable || (try? log.probe()) != nil
+        let logWorks = wasWritable || ((try? log.probe()) != nil && log.syncFailure == nil)
         let bytes = storage.byteCount()
         let lsn = backlog.last?.lsn ?? 0
         let ready = state.withLock { state -> [DispatchSemaphore] in
@@ -246,6 +259,8 @@ extension Journal {
         } catch {
             return
         }
+        // A failed sync of the log holds until SQLite has what it may have lost (`clearSyncFailure`).
+        guard log.syncFailure == nil else { return }
         let recovered = state.withLock { state -> Bool in
             defer { state.isWritable = true; state.lastError = nil }
             return !state.isWritable

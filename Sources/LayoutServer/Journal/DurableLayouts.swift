@@ -144,9 +144,17 @@ public final class DurableLayouts: Sendable {
 
     /// Rebuilds `key` from the journal when it keeps it and memory does not; the entry now in memory.
     /// Runs as an op on the key (one at a time per key), so nothing changes the key meanwhile.
-    func reload(_ key: LayoutKey) -> LayoutStore.Entry? {
+    /// `unavailable` when the journal cannot give the key's last change yet (it is in the journal's log
+    /// and SQLite cannot take it): the key is kept, not unknown.
+    func reload(_ key: LayoutKey) throws(WireError) -> LayoutStore.Entry? {
         guard let indexed = journal.entry(for: JournalKey(key)), indexed.isKept else { return nil }
-        guard restore(key, version: indexed.version) else { return nil }
+        var notYet: String?
+        guard restore(key, version: indexed.version, notYet: &notYet) else {
+            if let notYet {
+                throw WireError(.unavailable, "the layout \"\(key.name)\" is kept by the journal but cannot be read from it now (\(notYet)); try again", path: "layout")
+            }
+            return nil
+        }
         return store.entry(forKey: key)
     }
 
@@ -162,8 +170,10 @@ public final class DurableLayouts: Sendable {
     /// Rebuilds `key` at `version` from its journaled bodies and keeps it, unless a layout is in memory
     /// or the key moved past `version` meanwhile. A key whose bodies are corrupt or do not rebuild is
     /// published `lost` and dropped from the journal. True when the key's layout is now in memory.
+    /// - Parameter notYet: set to why, when the journal cannot give the key's bodies now (its last
+    ///   change still on its way to SQLite); the key is then neither rebuilt nor lost.
     @discardableResult
-    func restore(_ key: LayoutKey, version: Int) -> Bool {
+    func restore(_ key: LayoutKey, version: Int, notYet: inout String?) -> Bool {
         if store.isResident(key) { return true }
         let started = ContinuousClock.now
         let failure: String
@@ -187,6 +197,7 @@ public final class DurableLayouts: Sendable {
             // Its last changes are still on their way from the journal's log to its database: the key
             // is not lost, only not to be had yet.
             logger.warning("a journaled layout cannot be read yet", metadata: ["layout": "\(key)", "reason": "\(error.message)"])
+            notYet = error.message
             return false
         } catch {
             failure = error.message
@@ -228,7 +239,8 @@ public final class DurableLayouts: Sendable {
                     let state = keys[index]
                     let key = LayoutKey(state.key)
                     if !store.isResident(key) && store.version(forKey: key) == state.version {
-                        restore(key, version: state.version)
+                        var notYet: String?
+                        restore(key, version: state.version, notYet: &notYet)
                     }
                     progress.withLock { $0.waiting -= 1 }
                 }

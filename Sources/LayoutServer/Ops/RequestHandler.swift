@@ -170,7 +170,7 @@ public struct RequestHandler: JobHandler {
     /// The layout kept under `key`; with a journal, brought back from it when not in memory.
     func existing(_ key: LayoutKey) throws(WireError) -> LayoutStore.Entry {
         if let entry = store.entry(forKey: key) { return entry }
-        if let durable, let entry = durable.reload(key) { return entry }
+        if let durable, let entry = try durable.reload(key) { return entry }
         throw Self.unknownLayout(key.name)
     }
 

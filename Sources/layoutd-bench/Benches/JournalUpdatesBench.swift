@@ -60,6 +60,7 @@ struct JournalUpdatesBench {
                 "commits": .integer(commits), "records": .integer(records),
                 "recordsPerCommit": .figure(commits.flatMap { c in records.map { c > 0 ? Double($0) / Double(c) : .nan } }),
                 "commitP50Micros": .figure(after[which]?.commitP50Micros), "commitP99Micros": .figure(after[which]?.commitP99Micros),
+                "syncP50Micros": .figure(after[which]?.syncP50Micros), "syncP99Micros": .figure(after[which]?.syncP99Micros),
             ])
         }
 
