@@ -134,11 +134,15 @@ public final class Journal: Sendable {
     /// - Parameter appendOnlyLog: with SQLite, puts an append-only log in front of the database
     ///   (`AppendOnlyLog`), written by the thread that appends; what it holds that SQLite does not is
     ///   replayed into SQLite here. For a thread that may write a file (a daemon's workers), not for one
-    ///   that must never wait on a disk (a broker's routing thread); ignored for PostgreSQL, whose
-    ///   journal must hold everything for a standby broker on another machine.
+    ///   that must never wait on a disk (a broker's routing thread).
+    /// - Parameter postgresLogPath: with PostgreSQL, `async` durability and no fencing (a single
+    ///   daemon's journal), puts the append-only log in front of the database, at this path on the local
+    ///   disk (`journal.logPath`): a change is then answered once it is in the log, and the database has
+    ///   it within `syncMillis`, as `async` promises. Not with `sync`, which promises the server has the
+    ///   change, nor for a broker, whose journal must hold everything for a standby on another machine.
     public static func open(
         _ url: JournalURL, role: JournalRole, durability: JournalDurability, syncMillis: Int, compaction: Compaction = Compaction(),
-        fencingEpoch: UInt64? = nil, appendOnlyLog: Bool = false,
+        fencingEpoch: UInt64? = nil, appendOnlyLog: Bool = false, postgresLogPath: String? = nil,
         onCommit: @escaping @Sendable (JournalCommit) -> Void = { _ in },
         onSync: @escaping @Sendable (UInt64) -> Void = { _ in },
         onHealthChange: @escaping @Sendable (Bool, String?) -> Void = { _, _ in }
@@ -159,6 +163,13 @@ public final class Journal: Sendable {
         case .sqlite(let path):
             writer = try SQLiteJournalStorage(path: path, role: role, durability: durability)
             reader = try SQLiteJournalStorage(path: path, role: role, durability: durability)
+        case .postgres(let url) where appendOnlyLog && durability == .async && fencingEpoch == nil && postgresLogPath != nil:
+            let path = postgresLogPath ?? ""
+            let storage = try PostgresJournalStorage(url: url, role: role, durability: durability)
+            try AppendOnlyLog.makeFolder(of: path)
+            (log, committed, notes) = try Self.replayLog(at: path, role: role, durability: durability, into: storage)
+            writer = storage
+            reader = try PostgresJournalStorage(url: url, role: role, durability: durability)
         case .postgres(let url):
             writer = try PostgresJournalStorage(url: url, role: role, durability: durability, fencingEpoch: fencingEpoch)
             reader = try PostgresJournalStorage(url: url, role: role, durability: durability)
@@ -199,7 +210,7 @@ public final class Journal: Sendable {
         self.reader = Mutex(StorageBox(reader))
         let box = StorageBox(writer)
         let thread = Thread { [self] in
-            if let log, let storage = box.storage as? SQLiteJournalStorage {
+            if let log, let storage = box.storage as? any LoggedJournalStorage {
                 runLoggedWriter(storage, log: log)
             } else {
                 runWriter(box.storage)

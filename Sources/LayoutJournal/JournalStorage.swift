@@ -21,6 +21,15 @@ extension JournalStorage {
     func checkpoint() {}
 }
 
+/// A storage an append-only log can stand in front of (`AppendOnlyLog`): it takes writes that came
+/// through the log, with the lsn of the last in the same transaction, and says which lsn it has.
+protocol LoggedJournalStorage: JournalStorage {
+    /// Writes `batch`, which came through the log, in one transaction with the lsn of its last write.
+    func write(logged batch: [LoggedWrite]) throws(JournalError)
+    /// The lsn of the last logged write the storage has (0 before the first).
+    func logPosition() throws(JournalError) -> UInt64
+}
+
 /// Who writes a journal: a single daemon's layouts and a broker's recipes are not the same thing, and
 /// one is never read as the other.
 public enum JournalRole: String, Sendable {

@@ -148,7 +148,7 @@ extension LayoutDaemon {
             let journal = try Journal.open(
                 configuration.journalURL, role: .daemon, durability: configuration.journalDurability,
                 syncMillis: configuration.journalSyncMillis, compaction: configuration.journalCompaction,
-                appendOnlyLog: true,
+                appendOnlyLog: true, postgresLogPath: configuration.journalLogPath,
                 onCommit: { stats.recordJournalCommit(micros: $0.micros) },
                 onSync: { stats.recordJournalSync(micros: $0) },
                 onHealthChange: { writable, reason in

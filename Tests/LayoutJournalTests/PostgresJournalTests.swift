@@ -67,6 +67,40 @@ struct PostgresJournalTests {
         #expect(reopened.statistics.bytes > 0)
     }
 
+    @Test func aLogInFrontOfPostgresBringsADaemonsAsyncChangesInAfterACrash() throws {
+        let folder = TemporaryFolder("layoutd-pglog")
+        let (live, crashed) = (folder.file("live/journal"), folder.file("crashed/journal"))
+        try FileManager.default.createDirectory(atPath: folder.file("crashed"), withIntermediateDirectories: true)
+        let first = try PostgresServer()
+        defer { withExtendedLifetime(first) {} }
+        do {
+            guard let journal = try Journal.open(.postgres(url: first.url), role: .daemon, durability: .async, syncMillis: 60_000, appendOnlyLog: true, postgresLogPath: live) else {
+                throw JournalError(.invalidURL, "no journal")
+            }
+            // Each answered once it is in the log.
+            try write(.rebuild(feed, version: 1, epoch: 0, items: 2, body: bytes("prepare")), to: journal).get()
+            try write(.change(feed, version: 2, items: 3, body: bytes("update one")), to: journal).get()
+            try write(.change(feed, version: 3, items: 4, body: bytes("update two")), to: journal).get()
+            // The log as a crash would leave it.
+            for file in try FileManager.default.contentsOfDirectory(atPath: folder.file("live")) where file.hasPrefix("journal-log.") {
+                try FileManager.default.copyItem(atPath: folder.file("live/\(file)"), toPath: folder.file("crashed/\(file)"))
+            }
+            journal.close()
+        }
+        #expect(try count(first.url, "SELECT count(*)::bigint FROM bodies") == 3, "a clean close leaves the database everything")
+        // Another database, empty: the log alone brings the changes in.
+        let second = try PostgresServer()
+        defer { withExtendedLifetime(second) {} }
+        guard let reopened = try Journal.open(.postgres(url: second.url), role: .daemon, durability: .async, syncMillis: 50, appendOnlyLog: true, postgresLogPath: crashed) else {
+            throw JournalError(.invalidURL, "no journal")
+        }
+        defer { reopened.close() }
+        #expect(reopened.keysAtOpen.first?.version == 3)
+        #expect(try reopened.recipe(for: feed)?.bodies == [bytes("prepare"), bytes("update one"), bytes("update two")])
+        #expect(reopened.notesAtOpen.contains { $0.contains("3 changes replayed") }, "\(reopened.notesAtOpen)")
+        #expect(try count(second.url, "SELECT value::bigint FROM journal_meta WHERE name = 'log_lsn'") == 3)
+    }
+
     @Test func aRebuildForgetsEarlierBodiesAndADropKeepsTheVersionCount() throws {
         let server = try PostgresServer()
         defer { withExtendedLifetime(server) {} }

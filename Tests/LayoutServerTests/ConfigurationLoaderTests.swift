@@ -52,6 +52,12 @@ import Testing
         }
     }
 
+    @Test func theJournalsLogPathIsReadFromTheEnvironmentAndUnsetByDefault() async throws {
+        #expect(try await ConfigurationLoader.load(filePath: nil, environment: [:]).journalLogPath == nil)
+        let set = try await ConfigurationLoader.load(filePath: nil, environment: ["LAYOUTD_JOURNAL_LOG_PATH": "/var/lib/layoutd/journal"])
+        #expect(set.journalLogPath == "/var/lib/layoutd/journal")
+    }
+
     @Test func aMissingConfigFileIsAnError() async throws {
         await #expect(throws: (any Error).self) {
             try await ConfigurationLoader.load(filePath: "/nonexistent/layoutd.yaml", environment: [:])

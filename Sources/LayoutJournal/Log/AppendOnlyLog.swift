@@ -425,6 +425,17 @@ final class AppendOnlyLog: Sendable {
         return pageStart < end
     }
 
+    /// Makes the folder of `path` (a log in front of PostgreSQL has no SQLite file that made it).
+    static func makeFolder(of path: String) throws(JournalError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard !folder.isEmpty else { return }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw JournalError(.unreadable, "cannot make the folder \(folder) for the journal's log \(path): \(error.localizedDescription)")
+        }
+    }
+
     static func remove(_ segments: [String], of path: String) {
         for segment in segments { unlink(segment) }
         if !segments.isEmpty { syncFolder(of: path) }

@@ -18,7 +18,7 @@ extension Journal {
 
     /// Copies what the log at `path` holds past SQLite's position into SQLite, makes it durable, deletes
     /// the log's segments, and starts a new one: the log, the lsn SQLite has, and notes for the operator.
-    static func replayLog(at path: String, role: JournalRole, durability: JournalDurability, into storage: SQLiteJournalStorage) throws(JournalError) -> (AppendOnlyLog, UInt64, [String]) {
+    static func replayLog(at path: String, role: JournalRole, durability: JournalDurability, into storage: any LoggedJournalStorage) throws(JournalError) -> (AppendOnlyLog, UInt64, [String]) {
         let recovered = try AppendOnlyLog.recover(path: path, role: role)
         let position = try storage.logPosition()
         let missing = recovered.records.filter { $0.lsn > position }
@@ -102,7 +102,7 @@ extension Journal {
 
     // MARK: The journal thread
 
-    func runLoggedWriter(_ storage: SQLiteJournalStorage, log: AppendOnlyLog) {
+    func runLoggedWriter(_ storage: any LoggedJournalStorage, log: AppendOnlyLog) {
         // Written, and with `sync` answered, but not yet in SQLite.
         var backlog: [LoggedWrite] = []
         var backlogBytes = 0
@@ -217,7 +217,7 @@ extension Journal {
     }
 
     /// Commits `backlog` to SQLite in one transaction; true when it is in.
-    private func commit(_ backlog: [LoggedWrite], to storage: SQLiteJournalStorage, log: AppendOnlyLog) -> Bool {
+    private func commit(_ backlog: [LoggedWrite], to storage: any LoggedJournalStorage, log: AppendOnlyLog) -> Bool {
         let started = DispatchTime.now().uptimeNanoseconds
         do {
             // Bodies still in their requests' memory are joined here, off the threads that answer.
@@ -252,7 +252,7 @@ extension Journal {
         return true
     }
 
-    private func probe(_ storage: SQLiteJournalStorage, _ log: AppendOnlyLog) {
+    private func probe(_ storage: any LoggedJournalStorage, _ log: AppendOnlyLog) {
         do {
             try storage.probe()
             try log.probe()

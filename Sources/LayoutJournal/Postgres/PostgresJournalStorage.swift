@@ -11,7 +11,7 @@ import PostgresNIO
 /// A group commit is one transaction. `sync` durability sets `synchronous_commit = on` for the session,
 /// so COMMIT answers once the commit is flushed to the server's disk; `async` sets it `off`: COMMIT
 /// answers before the flush, and `makeDurable` then flushes every commit before it (see there).
-final class PostgresJournalStorage: JournalStorage {
+final class PostgresJournalStorage: LoggedJournalStorage {
     private let session: PostgresSession
     private let durability: JournalDurability
     /// The broker lease's epoch this writer holds (`BrokerLease`); nil for a journal without a lease.
@@ -57,6 +57,24 @@ final class PostgresJournalStorage: JournalStorage {
     }
 
     func write(_ batch: [JournalWrite], atMillis now: Int64) throws(JournalError) {
+        try write(batch.map { LoggedWrite(lsn: 0, write: $0, atMillis: now, checksum: Checksum.of($0.body)) }, logPosition: nil)
+    }
+
+    /// A single daemon's journal with the append-only log in front of it (`async` durability and
+    /// `journal.logPath`): the log's writes, with the lsn of the last.
+    func write(logged batch: [LoggedWrite]) throws(JournalError) {
+        try write(batch, logPosition: batch.last?.lsn)
+    }
+
+    func logPosition() throws(JournalError) -> UInt64 {
+        try session.withConnection(failing: .unreadable) { link throws(JournalError) -> UInt64 in
+            let rows = try link.query("SELECT value FROM journal_meta WHERE name = 'log_lsn'")
+            guard let row = rows.first else { return 0 }
+            return UInt64(try link.decode(row, as: (String).self)) ?? 0
+        }
+    }
+
+    private func write(_ batch: [LoggedWrite], logPosition: UInt64?) throws(JournalError) {
         var queries: [PostgresQuery] = ["BEGIN"]
         queries.reserveCapacity(batch.count * 3 + 4)
         if let fencingEpoch {
@@ -70,7 +88,11 @@ final class PostgresJournalStorage: JournalStorage {
                 ELSE (SELECT CAST('fenced: the broker lease is now held by ' || holder AS INTEGER) FROM layoutd_lease WHERE name = 'broker') END
                 """)
         }
-        for write in batch { queries += Self.statements(for: write, atMillis: now) }
+        for logged in batch { queries += Self.statements(for: logged.write, atMillis: logged.atMillis, checksum: logged.checksum) }
+        if let logPosition {
+            let position = String(logPosition)
+            queries.append("INSERT INTO journal_meta(name, value) VALUES('log_lsn', \(position)) ON CONFLICT(name) DO UPDATE SET value = EXCLUDED.value")
+        }
         queries.append("COMMIT")
         try session.withConnection(failing: .writeFailed) { link throws(JournalError) in
             // One round of waiting for the whole group commit. Should a statement fail, those after it
@@ -82,13 +104,13 @@ final class PostgresJournalStorage: JournalStorage {
         }
     }
 
-    private static func statements(for write: JournalWrite, atMillis now: Int64) -> [PostgresQuery] {
+    private static func statements(for write: JournalWrite, atMillis now: Int64, checksum: UInt64) -> [PostgresQuery] {
         switch write {
         case .rebuild(let key, let version, let epoch, let items, let body):
             let (version, epoch, items, bytes) = (Int64(version), Int64(bitPattern: epoch), Int64(items), Int64(body.count))
             return [
                 "DELETE FROM bodies WHERE namespace = \(key.namespace) AND name = \(key.name)",
-                insertBody(key, version: version, body: body),
+                insertBody(key, version: version, body: body, checksum: checksum),
                 """
                 INSERT INTO layouts(namespace, name, version, epoch, items, changed_at, kept, base, rebuild_bytes, change_bytes, changes)
                 VALUES(\(key.namespace), \(key.name), \(version), \(epoch), \(items), \(now), 1, \(version), \(bytes), 0, 0)
@@ -99,7 +121,7 @@ final class PostgresJournalStorage: JournalStorage {
         case .change(let key, let version, let items, let body):
             let (version, items, bytes) = (Int64(version), Int64(items), Int64(body.count))
             return [
-                insertBody(key, version: version, body: body),
+                insertBody(key, version: version, body: body, checksum: checksum),
                 """
                 UPDATE layouts SET version = \(version), items = \(items), changed_at = \(now), change_bytes = change_bytes + \(bytes), changes = changes + 1
                 WHERE namespace = \(key.namespace) AND name = \(key.name)
@@ -123,8 +145,10 @@ final class PostgresJournalStorage: JournalStorage {
         }
     }
 
-    private static func insertBody(_ key: JournalKey, version: Int64, body: [UInt8]) -> PostgresQuery {
-        let checksum = Int64(bitPattern: Checksum.of(body))
+    /// - Parameter checksum: the body's as it was logged (a body read back damaged from the log keeps
+    ///   it, and is found corrupt when its layout is rebuilt).
+    private static func insertBody(_ key: JournalKey, version: Int64, body: [UInt8], checksum: UInt64) -> PostgresQuery {
+        let checksum = Int64(bitPattern: checksum)
         return """
             INSERT INTO bodies(namespace, name, version, checksum, body)
             VALUES(\(key.namespace), \(key.name), \(version), \(checksum), \(ByteBuffer(bytes: body)))

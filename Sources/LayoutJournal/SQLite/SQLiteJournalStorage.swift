@@ -9,7 +9,7 @@ import Glibc
 /// Tables: `journal_meta` (format and role), `layouts` (one row per key: its version, epoch and the
 /// sizes of its bodies; a dropped key stays, not kept, so its version count goes on) and `bodies`
 /// (each key's rebuild body and the changes since, by version, each with its checksum).
-final class SQLiteJournalStorage: JournalStorage {
+final class SQLiteJournalStorage: LoggedJournalStorage {
     private let connection: SQLiteConnection
     private let path: String
     private var statements: [Statement: SQLiteStatement] = [:]

@@ -21,7 +21,7 @@ import Glibc
 ///   `security.clientKeysFile` / `LAYOUTD_SECURITY_CLIENT_KEYS_FILE` (see `readSecurity`)
 /// - `journal.url` / `LAYOUTD_JOURNAL_URL`, `journal.durability` / `LAYOUTD_JOURNAL_DURABILITY`,
 ///   `journal.syncMillis`, `journal.compactAfterBytes`, `journal.compactAfterChanges`,
-///   `journal.restoreConcurrency` (see `readJournal`)
+///   `journal.restoreConcurrency`, `journal.logPath` (see `readJournal`)
 public enum ConfigurationLoader {
     /// Values given on the command line, by config key (`front`, `workers`, …); they win over everything.
     public typealias Overrides = [String: ConfigValue]
@@ -104,6 +104,8 @@ public enum ConfigurationLoader {
         c.journalCompaction.afterBytes = try nonNegative(config.int(forKey: "journal.compactAfterBytes", default: c.journalCompaction.afterBytes), "journal.compactAfterBytes")
         c.journalCompaction.afterChanges = try nonNegative(config.int(forKey: "journal.compactAfterChanges", default: c.journalCompaction.afterChanges), "journal.compactAfterChanges")
         c.journalRestoreConcurrency = try nonNegative(config.int(forKey: "journal.restoreConcurrency", default: c.journalRestoreConcurrency), "journal.restoreConcurrency")
+        let logPath = config.string(forKey: "journal.logPath", default: c.journalLogPath ?? "")
+        c.journalLogPath = logPath.isEmpty ? nil : logPath
     }
 
     private static func nonNegative(_ value: Int, _ key: String) throws -> Int {

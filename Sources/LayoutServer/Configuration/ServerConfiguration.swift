@@ -54,6 +54,10 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// Layouts rebuilt from the journal at once in the background after a start (`journal.restoreConcurrency`);
     /// 0: half the CPU cores, at least one.
     public var journalRestoreConcurrency = 0
+    /// With a PostgreSQL journal and `async` durability, where on the local disk the append-only log in
+    /// front of it goes (`journal.logPath`); nil: no log, a reply waits for its commit. (With SQLite the
+    /// log is always beside the file.)
+    public var journalLogPath: String?
 
     public init() {}
 

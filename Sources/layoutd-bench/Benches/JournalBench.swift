@@ -38,7 +38,7 @@ struct JournalBench {
         attempt("journal-updates") {
             let modes: [JournalMode] = [.none, .sqlite(path: folder.file("updates-async.db"), sync: false), .sqlite(path: folder.file("updates-sync.db"), sync: true)]
             for mode in modes { daemons.append((mode, try mode.start(workers: workers))) }
-            daemons += startPostgres()
+            daemons += startPostgres(logFolder: folder)
             try JournalUpdatesBench(plan: plan, daemons: daemons, context: context).run(goals: &goals)
         }
         attempt("journal-job") {
@@ -65,10 +65,10 @@ struct JournalBench {
 
     /// Daemons on the PostgreSQL of `LAYOUTD_BENCH_POSTGRES_URL`, `async` and `sync`; none when it is not
     /// set, or when the daemon cannot open it (a `skipped` line says why).
-    private func startPostgres() -> [(mode: JournalMode, daemon: DaemonServer)] {
+    private func startPostgres(logFolder folder: ScratchFolder) -> [(mode: JournalMode, daemon: DaemonServer)] {
         guard let url = ProcessInfo.processInfo.environment[Self.postgresVariable], !url.isEmpty else { return [] }
         var started: [(mode: JournalMode, daemon: DaemonServer)] = []
-        for mode in [JournalMode.postgres(url: url, sync: false), .postgres(url: url, sync: true)] {
+        for mode in [JournalMode.postgres(url: url, sync: false, logPath: folder.file("postgres-async.log")), .postgres(url: url, sync: true)] {
             do {
                 started.append((mode, try mode.start(workers: workers)))
             } catch {

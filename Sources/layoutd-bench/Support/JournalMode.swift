@@ -20,10 +20,12 @@ struct JournalMode: Sendable {
         }
     }
 
-    static func postgres(url: String, sync: Bool) -> JournalMode {
+    /// - Parameter logPath: with `async`, the append-only log in front of the database (`journal.logPath`).
+    static func postgres(url: String, sync: Bool, logPath: String? = nil) -> JournalMode {
         JournalMode(name: "postgres \(sync ? "sync" : "async")", backend: "postgres", durability: sync ? "sync" : "async") {
             $0.journalURL = .postgres(url: url)
             $0.journalDurability = sync ? .sync : .async
+            $0.journalLogPath = logPath
         }
     }
 
