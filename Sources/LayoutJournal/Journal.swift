@@ -165,13 +165,21 @@ public final class Journal: Sendable {
             reader = try SQLiteJournalStorage(path: path, role: role, durability: durability)
         case .postgres(let url) where appendOnlyLog && durability == .async && fencingEpoch == nil && postgresLogPath != nil:
             let path = postgresLogPath ?? ""
-            let storage = try PostgresJournalStorage(url: url, role: role, durability: durability)
+            // Its commits synchronous (`sync`): one a `syncMillis`, so the flush costs little, and a
+            // commit the server has answered is on its disk: a server crash cannot take a batch the
+            // log has already let go of.
+            let storage = try PostgresJournalStorage(url: url, role: role, durability: .sync)
             try AppendOnlyLog.makeFolder(of: path)
             (log, committed, notes) = try Self.replayLog(at: path, role: role, durability: durability, into: storage)
             writer = storage
             reader = try PostgresJournalStorage(url: url, role: role, durability: durability)
         case .postgres(let url):
-            writer = try PostgresJournalStorage(url: url, role: role, durability: durability, fencingEpoch: fencingEpoch)
+            let storage = try PostgresJournalStorage(url: url, role: role, durability: durability, fencingEpoch: fencingEpoch)
+            if let postgresLogPath, appendOnlyLog, fencingEpoch == nil {
+                // A log an `async` run left (its last changes may be in it alone) is replayed, not ignored.
+                (_, _, notes) = try Self.replay(at: postgresLogPath, role: role, into: storage)
+            }
+            writer = storage
             reader = try PostgresJournalStorage(url: url, role: role, durability: durability)
         }
         let keys = try writer.loadKeys().sorted { ($0.changedAtMillis, $1.key) > ($1.changedAtMillis, $0.key) }

@@ -88,17 +88,39 @@ struct PostgresJournalTests {
             journal.close()
         }
         #expect(try count(first.url, "SELECT count(*)::bigint FROM bodies") == 3, "a clean close leaves the database everything")
-        // Another database, empty: the log alone brings the changes in.
+        // Another database, empty: the log alone brings the changes in, also to a daemon restarted with
+        // `sync` (which keeps no log, but replays the one it finds).
         let second = try PostgresServer()
         defer { withExtendedLifetime(second) {} }
-        guard let reopened = try Journal.open(.postgres(url: second.url), role: .daemon, durability: .async, syncMillis: 50, appendOnlyLog: true, postgresLogPath: crashed) else {
+        do {
+            guard let reopened = try Journal.open(.postgres(url: second.url), role: .daemon, durability: .sync, syncMillis: 50, appendOnlyLog: true, postgresLogPath: crashed) else {
+                throw JournalError(.invalidURL, "no journal")
+            }
+            defer { reopened.close() }
+            #expect(reopened.keysAtOpen.first?.version == 3)
+            #expect(try reopened.recipe(for: feed)?.bodies == [bytes("prepare"), bytes("update one"), bytes("update two")])
+            #expect(reopened.notesAtOpen.contains { $0.contains("3 changes replayed") }, "\(reopened.notesAtOpen)")
+            #expect(try count(second.url, "SELECT value::bigint FROM journal_meta WHERE name = 'log_lsn'") == 3)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("crashed")).isEmpty, "the log, replayed, is gone")
+        }
+        // The log's position goes on in the database: a later run's writes follow the replayed ones.
+        try appendThroughLog(.change(feed, version: 4, items: 5, body: bytes("update three")), at: crashed, of: second.url)
+        #expect(try count(second.url, "SELECT value::bigint FROM journal_meta WHERE name = 'log_lsn'") == 4)
+        guard let again = try Journal.open(.postgres(url: second.url), role: .daemon, durability: .async, syncMillis: 50, appendOnlyLog: true, postgresLogPath: crashed) else {
             throw JournalError(.invalidURL, "no journal")
         }
-        defer { reopened.close() }
-        #expect(reopened.keysAtOpen.first?.version == 3)
-        #expect(try reopened.recipe(for: feed)?.bodies == [bytes("prepare"), bytes("update one"), bytes("update two")])
-        #expect(reopened.notesAtOpen.contains { $0.contains("3 changes replayed") }, "\(reopened.notesAtOpen)")
-        #expect(try count(second.url, "SELECT value::bigint FROM journal_meta WHERE name = 'log_lsn'") == 3)
+        defer { again.close() }
+        #expect(again.keysAtOpen.first?.version == 4)
+        #expect(try again.recipe(for: feed)?.bodies.count == 4)
+    }
+
+    /// Appends `change` through a journal with the log at `path` on `url`, and closes it.
+    private func appendThroughLog(_ change: JournalWrite, at path: String, of url: String) throws {
+        guard let journal = try Journal.open(.postgres(url: url), role: .daemon, durability: .async, syncMillis: 50, appendOnlyLog: true, postgresLogPath: path) else {
+            throw JournalError(.invalidURL, "no journal")
+        }
+        try write(change, to: journal).get()
+        journal.close()
     }
 
     @Test func aRebuildForgetsEarlierBodiesAndADropKeepsTheVersionCount() throws {

@@ -19,6 +19,15 @@ extension Journal {
     /// Copies what the log at `path` holds past SQLite's position into SQLite, makes it durable, deletes
     /// the log's segments, and starts a new one: the log, the lsn SQLite has, and notes for the operator.
     static func replayLog(at path: String, role: JournalRole, durability: JournalDurability, into storage: any LoggedJournalStorage) throws(JournalError) -> (AppendOnlyLog, UInt64, [String]) {
+        let (lastNumber, last, notes) = try replay(at: path, role: role, into: storage)
+        let log = try AppendOnlyLog(path: path, role: role, after: lastNumber, nextLSN: last + 1, prefills: durability == .sync)
+        return (log, last, notes)
+    }
+
+    /// Copies what the log at `path` holds past the storage's position into it, makes it durable and
+    /// deletes the log's segments (a journal that keeps no log now replays the one a crash left): the
+    /// number of the last segment, the lsn the storage has, and notes for the operator.
+    static func replay(at path: String, role: JournalRole, into storage: any LoggedJournalStorage) throws(JournalError) -> (Int, UInt64, [String]) {
         let recovered = try AppendOnlyLog.recover(path: path, role: role)
         let position = try storage.logPosition()
         let missing = recovered.records.filter { $0.lsn > position }
@@ -31,9 +40,7 @@ extension Journal {
         // commits may not have been synced when the process ended.
         if !recovered.records.isEmpty { try storage.makeDurable() }
         AppendOnlyLog.remove(recovered.segments, of: path)
-        let last = max(position, recovered.records.last?.lsn ?? 0)
-        let log = try AppendOnlyLog(path: path, role: role, after: recovered.lastNumber, nextLSN: last + 1, prefills: durability == .sync)
-        return (log, last, notes)
+        return (recovered.lastNumber, max(position, recovered.records.last?.lsn ?? 0), notes)
     }
 
     // MARK: Appending
@@ -114,6 +121,11 @@ extension Journal {
         // have dropped the pages, and the next one succeeds without them): the log is kept from then
         // on, for the next start to replay.
         var databaseSyncFailed = false
+        // The lsn the storage has on its disk (its last sync that worked).
+        var durableLSN = state.withLock { $0.committedLSN }
+        // A commit that failed may have been made all the same (its answer lost with the connection):
+        // before the next try, the storage's position says which writes it has.
+        var positionUnknown = false
         var waitMillis = 1000
         log.prepareSpare()
         while true {
@@ -146,17 +158,28 @@ extension Journal {
             let retrying = writable || Self.millis(since: lastAttempt) >= 250 || stopping
             if !backlog.isEmpty && due && retrying {
                 lastAttempt = .now()
-                if commit(backlog, to: storage, log: log) {
+                if positionUnknown, let position = try? storage.logPosition() {
+                    positionUnknown = false
+                    backlog.removeAll { $0.lsn <= position }
+                    backlogBytes = backlog.reduce(0) { $0 + $1.bodyBytes }
+                    unsynced = true
+                    if backlog.isEmpty { markCommitted(through: position) }
+                }
+                if positionUnknown || backlog.isEmpty {
+                    // Not known yet, or nothing left to write.
+                } else if commit(backlog, to: storage, log: log) {
                     backlog.removeAll(keepingCapacity: true)
                     backlogBytes = 0
                     unsynced = true
+                } else {
+                    positionUnknown = true
                 }
             }
             if unsynced && (Self.millis(since: lastSync) >= syncMillis || stopping) {
                 let covered = state.withLock { $0.committedLSN }
                 do {
                     try storage.makeDurable()
-                    if !databaseSyncFailed { log.clearSyncFailure(ifDurableThrough: covered) }
+                    if !databaseSyncFailed { durableLSN = max(durableLSN, covered) }
                 } catch {
                     databaseSyncFailed = true
                     noteFailure(error, keys: [])
@@ -172,6 +195,8 @@ extension Journal {
                 unsynced = false
                 lastSync = .now()
             }
+            // A failed sync of the log holds until the storage has on its disk what it may have lost.
+            if !databaseSyncFailed { log.clearSyncFailure(ifDurableThrough: durableLSN) }
             if stopping && state.withLock({ $0.pending.isEmpty }) {
                 // What SQLite could not take stays in the log, for the next start to replay.
                 log.close(removing: backlog.isEmpty && !unsynced && !databaseSyncFailed)
@@ -214,6 +239,17 @@ extension Journal {
             if stopping && state.withLock({ $0.syncWaiting.isEmpty }) { break }
         }
         syncFinished.signal()
+    }
+
+    /// Writes found in the storage after a commit whose answer was lost: committed, as `commit` counts them.
+    private func markCommitted(through lsn: UInt64) {
+        let ready = state.withLock { state -> [DispatchSemaphore] in
+            state.committedLSN = max(state.committedLSN, lsn)
+            let ready = state.readers.filter { $0.lsn <= state.committedLSN }.map(\.ready)
+            state.readers.removeAll { $0.lsn <= state.committedLSN }
+            return ready
+        }
+        for semaphore in ready { semaphore.signal() }
     }
 
     /// Commits `backlog` to SQLite in one transaction; true when it is in.

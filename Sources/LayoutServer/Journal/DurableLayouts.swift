@@ -193,9 +193,10 @@ public final class DurableLayouts: Sendable {
             case .failure(let error):
                 failure = error.message
             }
-        } catch where error.code == .writeFailed {
-            // Its last changes are still on their way from the journal's log to its database: the key
-            // is not lost, only not to be had yet.
+        } catch where error.code != .corrupt {
+            // Not read (its last changes still on their way from the journal's log to its database, or
+            // the database out of reach): the key is not lost, only not to be had yet. Only bodies
+            // known damaged make it lost.
             logger.warning("a journaled layout cannot be read yet", metadata: ["layout": "\(key)", "reason": "\(error.message)"])
             notYet = error.message
             return false
