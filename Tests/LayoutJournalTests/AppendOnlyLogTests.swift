@@ -157,6 +157,37 @@ import Testing
         #expect(reopened.notesAtOpen.contains { $0.contains("torn") }, "\(reopened.notesAtOpen)")
     }
 
+    @Test func zerosThatDoNotStartOnAPageAreDamageNotATornWrite() throws {
+        let folder = TemporaryFolder("layoutd-log")
+        let path = folder.file("live/j.db")
+        let crashed = folder.file("crashed/j.db")
+        let large = Array(repeating: UInt8(ascii: "A"), count: 20_000)
+        do {
+            let journal = try open(path, durability: .sync)
+            defer { journal.close() }
+            try holdingTheDatabase(path) {
+                try write(.rebuild(feed, version: 1, epoch: 0, items: 2, body: bytes("prepare")), to: journal).get()
+                try write(.change(feed, version: 2, items: 3, body: bytes("marker") + large), to: journal).get()
+                try crashImage(of: path, to: crashed)
+            }
+        }
+        let segment = try #require(try segment(holding: "marker", of: crashed))
+        var data = try Data(contentsOf: URL(fileURLWithPath: segment))
+        let body = try #require(data.range(of: Data("marker".utf8))).lowerBound
+        let recordEnd = body + 6 + large.count
+        // Zeros from the middle of the record's last page to its end: no whole page the kernel left
+        // unwritten, so no torn write.
+        let lastPageStart = (recordEnd - 1) / 4096 * 4096
+        try #require(recordEnd - lastPageStart > 10)
+        data.replaceSubrange(lastPageStart + 10..<recordEnd, with: Data(count: recordEnd - lastPageStart - 10))
+        try data.write(to: URL(fileURLWithPath: segment))
+        let reopened = try open(crashed)
+        defer { reopened.close() }
+        #expect(reopened.keysAtOpen.first?.version == 2)
+        #expect(!reopened.notesAtOpen.contains { $0.contains("torn") }, "\(reopened.notesAtOpen)")
+        #expect { _ = try reopened.recipe(for: feed) } throws: { ($0 as? JournalError)?.code == .corrupt }
+    }
+
     @Test func aSegmentWhoseHeaderNeverReachedTheDiskHoldsNothing() throws {
         let folder = TemporaryFolder("layoutd-log")
         let crashed = try crashWithChangesInTheLogAlone(in: folder)
