@@ -147,6 +147,21 @@ public final class Journal: Sendable {
         onSync: @escaping @Sendable (UInt64) -> Void = { _ in },
         onHealthChange: @escaping @Sendable (Bool, String?) -> Void = { _, _ in }
     ) throws(JournalError) -> Journal? {
+        try open(
+            url, role: role, durability: durability, syncMillis: syncMillis, compaction: compaction, fencingEpoch: fencingEpoch,
+            appendOnlyLog: appendOnlyLog, postgresLogPath: postgresLogPath, logSync: AppendOnlyLog.fdatasyncFile,
+            onCommit: onCommit, onSync: onSync, onHealthChange: onHealthChange
+        )
+    }
+
+    /// `open`, with the log's segments synced by `logSync` (a test's stand-in for `fdatasync`).
+    static func open(
+        _ url: JournalURL, role: JournalRole, durability: JournalDurability, syncMillis: Int, compaction: Compaction,
+        fencingEpoch: UInt64?, appendOnlyLog: Bool, postgresLogPath: String?, logSync: @escaping AppendOnlyLog.FileSync,
+        onCommit: @escaping @Sendable (JournalCommit) -> Void = { _ in },
+        onSync: @escaping @Sendable (UInt64) -> Void = { _ in },
+        onHealthChange: @escaping @Sendable (Bool, String?) -> Void = { _, _ in }
+    ) throws(JournalError) -> Journal? {
         let writer: any JournalStorage
         let reader: any JournalStorage
         var log: AppendOnlyLog?
@@ -157,7 +172,7 @@ public final class Journal: Sendable {
             return nil
         case .sqlite(let path) where appendOnlyLog:
             let storage = try SQLiteJournalStorage(path: path, role: role, durability: nil)
-            (log, committed, notes) = try Self.replayLog(at: path, role: role, durability: durability, into: storage)
+            (log, committed, notes) = try Self.replayLog(at: path, role: role, durability: durability, into: storage, syncFile: logSync)
             writer = storage
             reader = try SQLiteJournalStorage(path: path, role: role, durability: nil)
         case .sqlite(let path):
@@ -170,7 +185,7 @@ public final class Journal: Sendable {
             // log has already let go of.
             let storage = try PostgresJournalStorage(url: url, role: role, durability: .sync)
             try AppendOnlyLog.makeFolder(of: path)
-            (log, committed, notes) = try Self.replayLog(at: path, role: role, durability: durability, into: storage)
+            (log, committed, notes) = try Self.replayLog(at: path, role: role, durability: durability, into: storage, syncFile: logSync)
             writer = storage
             reader = try PostgresJournalStorage(url: url, role: role, durability: durability)
         case .postgres(let url):

@@ -258,6 +258,44 @@ import Testing
         #expect(Checksum.of(pieces: []) == Checksum.of([]))
     }
 
+    @Test func aFailedSyncOfTheLogIsNotForgottenUntilTheDatabaseHasWhatItMayHaveLost() throws {
+        let folder = TemporaryFolder("layoutd-log")
+        let path = folder.file("j.db")
+        // A disk error on the log's syncs while `failing` is set.
+        let failing = Atomic<Bool>(false)
+        let logSync: AppendOnlyLog.FileSync = { descriptor in
+            guard !failing.load(ordering: .relaxed) else {
+                errno = EIO
+                return -1
+            }
+            return fdatasync(descriptor)
+        }
+        do {
+            let journal = try #require(try Journal.open(
+                .sqlite(path: path), role: .daemon, durability: .sync, syncMillis: 50, compaction: Journal.Compaction(),
+                fencingEpoch: nil, appendOnlyLog: true, postgresLogPath: nil, logSync: logSync
+            ))
+            defer { journal.close() }
+            try write(.rebuild(feed, version: 1, epoch: 0, items: 2, body: bytes("prepare")), to: journal).get()
+            failing.store(true, ordering: .relaxed)
+            #expect(throws: JournalError.self) { try write(.change(feed, version: 2, items: 3, body: bytes("update one")), to: journal).get() }
+            #expect(!journal.isWritable)
+            // The disk answers again, but what the failed sync was to write may be gone: the next sync
+            // still fails.
+            failing.store(false, ordering: .relaxed)
+            #expect(throws: JournalError.self) { try write(.change(feed, version: 3, items: 4, body: bytes("update two")), to: journal).get() }
+            // Once SQLite has those writes on its disk, syncing works again by itself.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !journal.isWritable && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            #expect(journal.isWritable)
+            try write(.change(feed, version: 4, items: 5, body: bytes("update three")), to: journal).get()
+        }
+        // The refused writes were journaled all the same (not acknowledged: a client reads the version).
+        let reopened = try open(path)
+        defer { reopened.close() }
+        #expect(try reopened.recipe(for: feed)?.bodies.count == 4)
+    }
+
     @Test func aCleanCloseLeavesEverythingInTheDatabaseAndNoLog() throws {
         let folder = TemporaryFolder("layoutd-log")
         let path = folder.file("j.db")

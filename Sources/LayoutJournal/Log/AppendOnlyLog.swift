@@ -58,8 +58,13 @@ final class AppendOnlyLog: Sendable {
         var lastNumber: Int
     }
 
+    /// How a segment is synced: `fdatasync`, or a test's stand-in that fails as a disk error would.
+    typealias FileSync = @Sendable (Int32) -> Int32
+    static let fdatasyncFile: FileSync = { fdatasync($0) }
+
     let path: String
     private let role: JournalRole
+    private let syncFile: FileSync
     private let state: Mutex<State>
     /// Held by `sync` and `rotate` (which may run on different threads): a sync never meets a segment
     /// being left, and what was appended to the segment left is synced before the next sync returns.
@@ -70,9 +75,10 @@ final class AppendOnlyLog: Sendable {
 
     /// Starts a new segment numbered after `number`, its first record numbered `nextLSN`.
     /// - Parameter prefills: fill segments with zeros ahead (for `sync` durability: `prepareSpare`).
-    init(path: String, role: JournalRole, after number: Int, nextLSN: UInt64, prefills: Bool) throws(JournalError) {
+    init(path: String, role: JournalRole, after number: Int, nextLSN: UInt64, prefills: Bool, syncFile: @escaping FileSync = AppendOnlyLog.fdatasyncFile) throws(JournalError) {
         self.path = path
         self.role = role
+        self.syncFile = syncFile
         self.prefills = prefills
         let segment = try Self.create(number: number + 1, path: path, role: role, prefill: prefills ? Self.minimumPrefill : 0)
         state = Mutex(State(current: segment, nextLSN: nextLSN))
@@ -163,7 +169,7 @@ final class AppendOnlyLog: Sendable {
             if let failure { throw JournalError(.writeFailed, failure.message) }
             guard !isClosed else { throw JournalError(.writeFailed, "the journal is closing") }
             // Outside the appends' lock: appends go on while the disk syncs.
-            guard fdatasync(descriptor) == 0 else {
+            guard syncFile(descriptor) == 0 else {
                 throw noteSyncFailure("\(path(number)): fdatasync failed: \(String(cString: strerror(errno)))")
             }
         }
@@ -223,7 +229,7 @@ final class AppendOnlyLog: Sendable {
                 return state.current
             }
             guard let left else { return }
-            let synced = fdatasync(left.descriptor) == 0
+            let synced = syncFile(left.descriptor) == 0
             let failure = synced ? nil : "\(path(left.number)): fdatasync failed: \(String(cString: strerror(errno)))"
             close(left.descriptor)
             if let failure { throw noteSyncFailure(failure) }

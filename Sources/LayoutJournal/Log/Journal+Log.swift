@@ -18,9 +18,11 @@ extension Journal {
 
     /// Copies what the log at `path` holds past SQLite's position into SQLite, makes it durable, deletes
     /// the log's segments, and starts a new one: the log, the lsn SQLite has, and notes for the operator.
-    static func replayLog(at path: String, role: JournalRole, durability: JournalDurability, into storage: any LoggedJournalStorage) throws(JournalError) -> (AppendOnlyLog, UInt64, [String]) {
+    static func replayLog(
+        at path: String, role: JournalRole, durability: JournalDurability, into storage: any LoggedJournalStorage, syncFile: @escaping AppendOnlyLog.FileSync
+    ) throws(JournalError) -> (AppendOnlyLog, UInt64, [String]) {
         let (lastNumber, last, notes) = try replay(at: path, role: role, into: storage)
-        let log = try AppendOnlyLog(path: path, role: role, after: lastNumber, nextLSN: last + 1, prefills: durability == .sync)
+        let log = try AppendOnlyLog(path: path, role: role, after: lastNumber, nextLSN: last + 1, prefills: durability == .sync, syncFile: syncFile)
         return (log, last, notes)
     }
 
