@@ -52,8 +52,13 @@ import ZeroMQ
         // The files as a crash now would leave them: with SQLite full, the last acknowledged changes
         // are in the log alone.
         let crashed = TemporaryFolder("layoutd-full-crash")
-        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasPrefix("layoutd.db") {
-            try FileManager.default.copyItem(atPath: folder.file(file), toPath: crashed.file(file))
+        // The log's segments first, then SQLite's WAL, then its file (SQLite rebuilds its -shm): what
+        // moves on meanwhile moves forward, so each copy holds what the earlier ones let go of (a segment
+        // is deleted once SQLite has its records on the disk; a checkpoint copies the WAL into the file).
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("layoutd.db") }
+        for file in files.filter({ $0.contains("-log.") }) + ["layoutd.db-wal", "layoutd.db"] {
+            guard let bytes = FileManager.default.contents(atPath: folder.file(file)) else { continue }
+            try bytes.write(to: URL(fileURLWithPath: crashed.file(file)))
         }
         let acknowledgedBeforeTheCrash = acknowledged
         #expect(error["code"] as? String == "unavailable")
