@@ -184,7 +184,8 @@ public final class Journal: Sendable {
             // commit the server has answered is on its disk: a server crash cannot take a batch the
             // log has already let go of.
             let storage = try PostgresJournalStorage(url: url, role: role, durability: .sync)
-            try AppendOnlyLog.makeFolder(of: path)
+            // A log in front of PostgreSQL has no SQLite file that made its folder.
+            try JournalFolder.make(for: path)
             (log, committed, notes) = try Self.replayLog(at: path, role: role, durability: durability, into: storage, syncFile: logSync)
             writer = storage
             reader = try PostgresJournalStorage(url: url, role: role, durability: durability)

@@ -49,11 +49,6 @@ public enum JournalBody {
         }
     }
 
-    /// The bytes of the record of `parts` (see `withPieces`).
-    static func count(of parts: [UnsafeRawBufferPointer]) -> Int {
-        parts.count > 1 ? parts.reduce(8 + 8 * parts.count) { $0 + $1.count } : parts.first?.count ?? 0
-    }
-
     private static func withViews<Result>(of arrays: ArraySlice<[UInt8]>, collecting views: [UnsafeRawBufferPointer], _ body: ([UnsafeRawBufferPointer]) -> Result) -> Result {
         guard let first = arrays.first else { return body(views) }
         return first.withUnsafeBytes { withViews(of: arrays.dropFirst(), collecting: views + [$0], body) }
@@ -93,7 +88,4 @@ extension JournalBodySource {
         withJournalParts { JournalBody.withPieces(of: $0, JournalBody.concatenated) }
     }
 
-    var joinedCount: Int {
-        withJournalParts { JournalBody.count(of: $0) }
-    }
 }

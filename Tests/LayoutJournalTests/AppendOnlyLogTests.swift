@@ -127,8 +127,10 @@ import Testing
         #expect { _ = try reopened.recipe(for: feed) } throws: { ($0 as? JournalError)?.code == .corrupt }
     }
 
-    @Test func aWriteTornInASegmentFilledWithZerosAheadIsLeftOut() throws {
-        let folder = TemporaryFolder("layoutd-log")
+    /// A `sync` journal's prepare and a 20,006-byte change (its body starting "marker"), the change in
+    /// the log alone (a segment filled with zeros ahead), copied as a crash leaves it: the copy, its
+    /// segment's path and bytes, and where the change's body starts and its record ends in them.
+    private func crashWithALargeChangeInTheLogAlone(in folder: TemporaryFolder) throws -> (crashed: String, segment: String, data: Data, body: Int, recordEnd: Int) {
         let path = folder.file("live/j.db")
         let crashed = folder.file("crashed/j.db")
         let large = Array(repeating: UInt8(ascii: "A"), count: 20_000)
@@ -142,9 +144,15 @@ import Testing
             }
         }
         let segment = try #require(try segment(holding: "marker", of: crashed))
-        var data = try Data(contentsOf: URL(fileURLWithPath: segment))
+        let data = try Data(contentsOf: URL(fileURLWithPath: segment))
         let body = try #require(data.range(of: Data("marker".utf8))).lowerBound
-        let recordEnd = body + 6 + large.count
+        return (crashed, segment, data, body, body + 6 + large.count)
+    }
+
+    @Test func aWriteTornInASegmentFilledWithZerosAheadIsLeftOut() throws {
+        let folder = TemporaryFolder("layoutd-log")
+        let (crashed, segment, image, body, recordEnd) = try crashWithALargeChangeInTheLogAlone(in: folder)
+        var data = image
         #expect(data[recordEnd..<min(data.count, recordEnd + 4096)].allSatisfy { $0 == 0 }, "zeros written ahead follow the record")
         // The pages from the one after the body's start on never reached the disk.
         let firstLostPage = (body / 4096 + 1) * 4096
@@ -159,22 +167,8 @@ import Testing
 
     @Test func zerosThatDoNotStartOnAPageAreDamageNotATornWrite() throws {
         let folder = TemporaryFolder("layoutd-log")
-        let path = folder.file("live/j.db")
-        let crashed = folder.file("crashed/j.db")
-        let large = Array(repeating: UInt8(ascii: "A"), count: 20_000)
-        do {
-            let journal = try open(path, durability: .sync)
-            defer { journal.close() }
-            try holdingTheDatabase(path) {
-                try write(.rebuild(feed, version: 1, epoch: 0, items: 2, body: bytes("prepare")), to: journal).get()
-                try write(.change(feed, version: 2, items: 3, body: bytes("marker") + large), to: journal).get()
-                try crashImage(of: path, to: crashed)
-            }
-        }
-        let segment = try #require(try segment(holding: "marker", of: crashed))
-        var data = try Data(contentsOf: URL(fileURLWithPath: segment))
-        let body = try #require(data.range(of: Data("marker".utf8))).lowerBound
-        let recordEnd = body + 6 + large.count
+        let (crashed, segment, image, _, recordEnd) = try crashWithALargeChangeInTheLogAlone(in: folder)
+        var data = image
         // Zeros from the middle of the record's last page to its end: no whole page the kernel left
         // unwritten, so no torn write.
         let lastPageStart = (recordEnd - 1) / 4096 * 4096

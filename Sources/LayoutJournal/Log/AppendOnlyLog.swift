@@ -195,11 +195,6 @@ final class AppendOnlyLog: Sendable {
         }
     }
 
-    /// The lsn of the last record appended; 0 before the first.
-    var lastLSN: UInt64 {
-        state.withLock { $0.nextLSN - 1 }
-    }
-
     /// Bytes the log's segments take.
     var byteCount: Int {
         state.withLock { state in
@@ -429,17 +424,6 @@ final class AppendOnlyLog: Sendable {
         let page = 4096
         let pageStart = (zerosStart + page - 1) / page * page
         return pageStart < end
-    }
-
-    /// Makes the folder of `path` (a log in front of PostgreSQL has no SQLite file that made it).
-    static func makeFolder(of path: String) throws(JournalError) {
-        let folder = (path as NSString).deletingLastPathComponent
-        guard !folder.isEmpty else { return }
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw JournalError(.unreadable, "cannot make the folder \(folder) for the journal's log \(path): \(error.localizedDescription)")
-        }
     }
 
     static func remove(_ segments: [String], of path: String) {

@@ -24,7 +24,7 @@ final class SQLiteJournalStorage: LoggedJournalStorage {
     ///   `async` does), for a journal whose append-only log keeps what SQLite has not synced.
     init(path: String, role: JournalRole, durability: JournalDurability?) throws(JournalError) {
         self.path = path
-        try Self.makeParentFolder(of: path)
+        try JournalFolder.make(for: path)
         connection = try SQLiteConnection(path: path)
         // Looked at before anything is set: a database that is not a journal is refused as it was found.
         let names = try tableNames()
@@ -239,16 +239,5 @@ final class SQLiteJournalStorage: LoggedJournalStorage {
     private static func fileSize(_ path: String) -> Int {
         var info = stat()
         return stat(path, &info) == 0 ? Int(info.st_size) : 0
-    }
-
-    /// `data/` of the default path is made on first start, so the README's first command needs no set-up.
-    private static func makeParentFolder(of path: String) throws(JournalError) {
-        let folder = (path as NSString).deletingLastPathComponent
-        guard !folder.isEmpty else { return }
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw JournalError(.unreadable, "cannot make the folder \(folder) for \(path): \(error.localizedDescription)")
-        }
     }
 }
