@@ -336,6 +336,41 @@ struct PostgresJournalTests {
         #expect(answer == 42)
     }
 
+    /// PostgreSQL writes a run of changes in two statements, whatever its length; SQLite, a statement a
+    /// write. Both must end holding the same thing after the same batches, whatever a batch mixes.
+    @Test func batchesMixingChangesRebuildsAndDropsLeaveWhatSQLiteLeaves() throws {
+        let server = try PostgresServer()
+        defer { withExtendedLifetime(server) {} }
+        let folder = TemporaryFolder("layoutd-batches")
+        let postgres = try PostgresJournalStorage(url: server.url, role: .daemon, durability: .sync)
+        let sqlite = try SQLiteJournalStorage(path: folder.path + "/journal.db", role: .daemon, durability: .sync)
+        let (a, b, c) = (JournalKey(namespace: "n", name: "a"), JournalKey(namespace: "n", name: "b"), JournalKey(namespace: "m", name: "a"))
+        let batches: [[JournalWrite]] = [
+            [.rebuild(a, version: 1, epoch: 2, items: 1, body: bytes("a1")), .rebuild(b, version: 1, epoch: 0, items: 1, body: bytes("b1")),
+             .change(a, version: 2, items: 2, body: bytes("a2")), .rebuild(c, version: 5, epoch: 1, items: 9, body: bytes("c5"))],
+            // Two keys changed twice in one run, a rebuild between runs, a key dropped after its change.
+            [.change(a, version: 3, items: 3, body: bytes("a3 longer")), .change(b, version: 2, items: 2, body: bytes("b2")),
+             .change(a, version: 4, items: 4, body: bytes("a4")), .change(c, version: 6, items: 8, body: bytes("c6")),
+             .change(b, version: 3, items: 5, body: bytes("b3")),
+             .rebuild(b, version: 4, epoch: 0, items: 5, body: bytes("b4 snapshot")),
+             .change(b, version: 5, items: 6, body: bytes("b5")), .change(a, version: 5, items: 7, body: bytes("a5")),
+             .drop(c, version: 7), .epoch(a, epoch: 3)],
+            [.change(a, version: 6, items: 6, body: bytes("a6"))],
+        ]
+        for (index, batch) in batches.enumerated() {
+            try postgres.write(batch, atMillis: Int64(1_000 + index))
+            try sqlite.write(batch, atMillis: Int64(1_000 + index))
+        }
+        let keys = try postgres.loadKeys().sorted { $0.key < $1.key }
+        #expect(keys == (try sqlite.loadKeys().sorted { $0.key < $1.key }))
+        #expect(keys.map(\.version) == [7, 6, 5] && keys.map(\.changes) == [0, 5, 1])
+        for key in [a, b, c] {
+            let (fromPostgres, fromSQLite) = (try postgres.recipe(for: key), try sqlite.recipe(for: key))
+            #expect(fromPostgres?.base == fromSQLite?.base && fromPostgres?.bodies == fromSQLite?.bodies, "\(key)")
+        }
+        #expect(try postgres.recipe(for: a)?.bodies.map { String(decoding: $0, as: UTF8.self) } == ["a1", "a2", "a3 longer", "a4", "a5", "a6"])
+    }
+
     @Test func theStorageFlushesProbesAndMeasuresItself() throws {
         let server = try PostgresServer()
         defer { withExtendedLifetime(server) {} }

@@ -88,7 +88,18 @@ final class PostgresJournalStorage: LoggedJournalStorage {
                 ELSE (SELECT CAST('fenced: the broker lease is now held by ' || holder AS INTEGER) FROM layoutd_lease WHERE name = 'broker') END
                 """)
         }
-        for logged in batch { queries += Self.statements(for: logged.write, atMillis: logged.atMillis, checksum: logged.checksum) }
+        var next = batch.startIndex
+        while next < batch.endIndex {
+            guard batch[next].write.isChange else {
+                let logged = batch[next]
+                queries += Self.statements(for: logged.write, atMillis: logged.atMillis, checksum: logged.checksum)
+                next += 1
+                continue
+            }
+            let run = batch[next...].prefix { $0.write.isChange }
+            queries += Self.statements(forChanges: run)
+            next = run.endIndex
+        }
         if let logPosition {
             let position = String(logPosition)
             queries.append("INSERT INTO journal_meta(name, value) VALUES('log_lsn', \(position)) ON CONFLICT(name) DO UPDATE SET value = EXCLUDED.value")
@@ -143,6 +154,38 @@ final class PostgresJournalStorage: LoggedJournalStorage {
             let epoch = Int64(bitPattern: epoch)
             return ["UPDATE layouts SET epoch = GREATEST(epoch, \(epoch)) WHERE namespace = \(key.namespace) AND name = \(key.name)"]
         }
+    }
+
+    /// A run of changes in two statements, whatever its length: their bodies inserted from arrays, and
+    /// each key's row updated once. With two statements a change, a group commit of 32 changes cost the
+    /// server 66 statements to parse, plan and run (9 ms of a `sync` reply's wait with 64 clients), and
+    /// an `async` second's batch of 20,000 changes 40,000.
+    private static func statements(forChanges run: ArraySlice<LoggedWrite>) -> [PostgresQuery] {
+        var namespaces: [String] = [], names: [String] = [], versions: [Int64] = [], checksums: [Int64] = []
+        var bodies: [ByteBuffer] = []
+        for logged in run {
+            guard case .change(let key, let version, _, let body) = logged.write else { continue }
+            namespaces.append(key.namespace)
+            names.append(key.name)
+            versions.append(Int64(version))
+            checksums.append(Int64(bitPattern: logged.checksum))
+            bodies.append(ByteBuffer(bytes: body))
+        }
+        let rows = RowChanges(run)
+        return [
+            """
+            INSERT INTO bodies(namespace, name, version, checksum, body)
+            SELECT * FROM unnest(\(namespaces), \(names), \(versions), \(checksums), \(bodies))
+            """,
+            // A key changed twice in the run is one row of `c`: an UPDATE … FROM takes one row per target.
+            """
+            UPDATE layouts SET version = c.version, items = c.items, changed_at = c.changed_at,
+            change_bytes = layouts.change_bytes + c.bytes, changes = layouts.changes + c.count
+            FROM unnest(\(rows.namespaces), \(rows.names), \(rows.versions), \(rows.items), \(rows.changedAt), \(rows.bytes), \(rows.counts))
+            AS c(namespace, name, version, items, changed_at, bytes, count)
+            WHERE layouts.namespace = c.namespace AND layouts.name = c.name
+            """,
+        ]
     }
 
     /// - Parameter checksum: the body's as it was logged (a body read back damaged from the log keeps
@@ -232,5 +275,12 @@ final class PostgresJournalStorage: LoggedJournalStorage {
                 throw JournalError(.writeFailed, "PostgreSQL at \(link.location): the journal's journal_meta has no format row to probe")
             }
         }
+    }
+}
+
+private extension JournalWrite {
+    var isChange: Bool {
+        if case .change = self { return true }
+        return false
     }
 }
