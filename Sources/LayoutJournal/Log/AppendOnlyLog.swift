@@ -48,14 +48,17 @@ final class AppendOnlyLog: Sendable {
         var syncFailure: (message: String, throughLSN: UInt64)?
     }
 
-    /// What the log's files held when the journal opened, for the journal to replay into SQLite.
+    /// What reading the log's files found when the journal opened (their records go to `recover`'s
+    /// `take`, a segment at a time).
     struct Recovered {
-        var records: [LoggedWrite]
         /// The segments read, to delete once their records are durable in SQLite.
-        var segments: [String]
+        var segments: [String] = []
         /// One line per segment whose tail was torn (its last record cut by a crash).
-        var notes: [String]
-        var lastNumber: Int
+        var notes: [String] = []
+        var lastNumber = 0
+        /// The lsn of the last record read (0 when there was none).
+        var lastLSN: UInt64 = 0
+        var records = 0
     }
 
     /// How a segment is synced: `fdatasync`, or a test's stand-in that fails as a disk error would.
@@ -364,54 +367,86 @@ final class AppendOnlyLog: Sendable {
         return Segment(number: number, descriptor: descriptor, size: headerBytes, length: length, lastLSN: 0)
     }
 
-    /// Reads every segment of the log at `path`, in order, each up to its last whole record.
-    static func recover(path: String, role: JournalRole) throws(JournalError) -> Recovered {
+    /// Reads every segment of the log at `path`, in order, each up to its last whole record, and hands
+    /// each segment's records to `take`, in lsn order. One segment is in memory at a time: a log kept
+    /// after a failed sync of SQLite (`runLoggedWriter`) grows a segment a `syncMillis` until the next
+    /// start, and may hold more than memory does.
+    static func recover(path: String, role: JournalRole, take: ([LoggedWrite]) throws(JournalError) -> Void) throws(JournalError) -> Recovered {
         let folder = (path as NSString).deletingLastPathComponent
         let prefix = ((path as NSString).lastPathComponent) + "-log."
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
         let numbers = names.compactMap { name -> Int? in name.hasPrefix(prefix) ? Int(name.dropFirst(prefix.count)) : nil }.sorted()
-        var recovered = Recovered(records: [], segments: [], notes: [], lastNumber: numbers.last ?? 0)
-        // Each segment's file, records, and where they end when only zeros follow.
-        var read: [(file: String, records: [LoggedWrite], end: Int?)] = []
+        var recovered = Recovered(lastNumber: numbers.last ?? 0)
+        // The last segment written to (a spare made ahead has no records), where a torn write can be;
+        // found from the end, and kept, so that it is not read twice.
+        var lastWritten: (number: Int, segment: ReadSegment)?
+        for number in numbers.reversed() {
+            let segment = try read(segmentPath(path, number: number), role: role)
+            if !segment.records.isEmpty {
+                lastWritten = (number, segment)
+                break
+            }
+        }
         for number in numbers {
             let file = segmentPath(path, number: number)
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw JournalError(.unreadable, "\(file): cannot read the journal's log")
+            var segment: ReadSegment
+            if let lastWritten, lastWritten.number == number {
+                segment = lastWritten.segment
+            } else {
+                segment = try read(file, role: role)
             }
             recovered.segments.append(file)
-            // A segment cut before its header was whole, or whose header never reached the disk (a
-            // crash as it was made, which some file systems leave as zeros), holds nothing.
-            guard data.count >= headerBytes, data.prefix(headerBytes).contains(where: { $0 != 0 }) else { continue }
-            guard Array(data.prefix(magic.count)) == magic else {
-                throw JournalError(.incompatible, "\(file) is not a log of this layoutd's journal (format LDJLOG1); move it away")
+            if segment.end == nil {
+                recovered.notes.append("\(file): read up to its last whole record (\(segment.records.count) records); the \(segment.unreadBytes) bytes after it do not read as one (a write torn by a crash, or damage), and are left out")
             }
-            let expected: UInt8 = role == .daemon ? 1 : 2
-            guard data[data.startIndex + magic.count] == expected else {
-                throw JournalError(.incompatible, "\(file) is the log of another role's journal, not of a \(role.rawValue)")
+            // The last record of the last segment written to, when its body ends in whole pages of the
+            // zeros written ahead: a write torn by a crash (the kernel writes whole pages), never
+            // acknowledged. Left out, not reported as a damaged body; any other mismatch is damage,
+            // found when its layout is rebuilt.
+            if number == lastWritten?.number, let end = segment.end, let last = segment.records.last,
+               Checksum.of(last.write.body) != last.checksum, Self.endsInUnwrittenPages(last, endingAt: end) {
+                segment.records.removeLast()
+                recovered.notes.append("\(file): read up to its last whole record (\(segment.records.count) records; a write torn by a crash left out)")
             }
-            let (records, end) = data.withUnsafeBytes { raw in
-                LogRecord.records(in: UnsafeRawBufferPointer(rebasing: raw[headerBytes...]))
-            }
-            // Zeros past the last record were written ahead (`prepareSpare`): the segment's end.
-            let rest = data[(data.startIndex + headerBytes + end)...]
-            let readable = !rest.contains(where: { $0 != 0 })
-            if !readable {
-                recovered.notes.append("\(file): read up to its last whole record (\(records.count) records); the \(rest.count) bytes after it do not read as one (a write torn by a crash, or damage), and are left out")
-            }
-            read.append((file, records, readable ? headerBytes + end : nil))
+            guard !segment.records.isEmpty else { continue }
+            segment.records.sort { $0.lsn < $1.lsn }
+            recovered.records += segment.records.count
+            recovered.lastLSN = max(recovered.lastLSN, segment.records.last?.lsn ?? 0)
+            try take(segment.records)
         }
-        // The last record of the last segment written to (a spare made ahead has none), when its body
-        // ends in whole pages of the zeros written ahead: a write torn by a crash (the kernel writes
-        // whole pages), never acknowledged. Left out, not reported as a damaged body; any other
-        // mismatch is damage, found when its layout is rebuilt.
-        if let index = read.lastIndex(where: { !$0.records.isEmpty }), let end = read[index].end, let last = read[index].records.last,
-           Checksum.of(last.write.body) != last.checksum, Self.endsInUnwrittenPages(last, endingAt: end) {
-            read[index].records.removeLast()
-            recovered.notes.append("\(read[index].file): read up to its last whole record (\(read[index].records.count) records; a write torn by a crash left out)")
-        }
-        recovered.records = read.flatMap(\.records)
-        recovered.records.sort { $0.lsn < $1.lsn }
         return recovered
+    }
+
+    /// A segment's records, and where they end when only zeros follow (nil when other bytes do).
+    private struct ReadSegment {
+        var records: [LoggedWrite]
+        var end: Int?
+        var unreadBytes: Int
+    }
+
+    private static func read(_ file: String, role: JournalRole) throws(JournalError) -> ReadSegment {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw JournalError(.unreadable, "\(file): cannot read the journal's log")
+        }
+        // A segment cut before its header was whole, or whose header never reached the disk (a crash
+        // as it was made, which some file systems leave as zeros), holds nothing.
+        guard data.count >= headerBytes, data.prefix(headerBytes).contains(where: { $0 != 0 }) else {
+            return ReadSegment(records: [], end: headerBytes, unreadBytes: 0)
+        }
+        guard Array(data.prefix(magic.count)) == magic else {
+            throw JournalError(.incompatible, "\(file) is not a log of this layoutd's journal (format LDJLOG1); move it away")
+        }
+        let expected: UInt8 = role == .daemon ? 1 : 2
+        guard data[data.startIndex + magic.count] == expected else {
+            throw JournalError(.incompatible, "\(file) is the log of another role's journal, not of a \(role.rawValue)")
+        }
+        let (records, end) = data.withUnsafeBytes { raw in
+            LogRecord.records(in: UnsafeRawBufferPointer(rebasing: raw[headerBytes...]))
+        }
+        // Zeros past the last record were written ahead (`prepareSpare`): the segment's end.
+        let rest = data[(data.startIndex + headerBytes + end)...]
+        let readable = !rest.contains(where: { $0 != 0 })
+        return ReadSegment(records: records, end: readable ? headerBytes + end : nil, unreadBytes: rest.count)
     }
 
     /// Whether `record`'s body, ending at `end` in its segment, ends in zeros that start on a page.

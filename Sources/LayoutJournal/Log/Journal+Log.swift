@@ -30,19 +30,23 @@ extension Journal {
     /// deletes the log's segments (a journal that keeps no log now replays the one a crash left): the
     /// number of the last segment, the lsn the storage has, and notes for the operator.
     static func replay(at path: String, role: JournalRole, into storage: any LoggedJournalStorage) throws(JournalError) -> (Int, UInt64, [String]) {
-        let recovered = try AppendOnlyLog.recover(path: path, role: role)
         let position = try storage.logPosition()
-        let missing = recovered.records.filter { $0.lsn > position }
-        var notes = recovered.notes
-        if !missing.isEmpty {
+        var replayed = 0
+        // A transaction a segment, so that memory holds one segment at a time; a failure part-way
+        // leaves the storage's position after the last segment written, where the next start goes on.
+        let recovered = try AppendOnlyLog.recover(path: path, role: role) { records throws(JournalError) in
+            let missing = records.filter { $0.lsn > position }
+            guard !missing.isEmpty else { return }
             try storage.write(logged: missing)
-            notes.append("\(path): \(missing.count) changes replayed from the journal's log into its database")
+            replayed += missing.count
         }
+        var notes = recovered.notes
+        if replayed > 0 { notes.append("\(path): \(replayed) changes replayed from the journal's log into its database") }
         // SQLite on the disk before the log goes, also when it had every record already: its last
         // commits may not have been synced when the process ended.
-        if !recovered.records.isEmpty { try storage.makeDurable() }
+        if recovered.records > 0 { try storage.makeDurable() }
         AppendOnlyLog.remove(recovered.segments, of: path)
-        return (recovered.lastNumber, max(position, recovered.records.last?.lsn ?? 0), notes)
+        return (recovered.lastNumber, max(position, recovered.lastLSN), notes)
     }
 
     // MARK: Appending
