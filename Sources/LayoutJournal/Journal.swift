@@ -154,10 +154,12 @@ public final class Journal: Sendable {
         )
     }
 
-    /// `open`, with the log's segments synced by `logSync` (a test's stand-in for `fdatasync`).
+    /// `open`, with the log's segments synced by `logSync` (a test's stand-in for `fdatasync`), and the
+    /// database behind the log seen through `wrapLogged` (a test's stand-in that fails as a disk would).
     static func open(
         _ url: JournalURL, role: JournalRole, durability: JournalDurability, syncMillis: Int, compaction: Compaction,
         fencingEpoch: UInt64?, appendOnlyLog: Bool, postgresLogPath: String?, logSync: @escaping AppendOnlyLog.FileSync,
+        wrapLogged: (any LoggedJournalStorage) -> any LoggedJournalStorage = { $0 },
         onCommit: @escaping @Sendable (JournalCommit) -> Void = { _ in },
         onSync: @escaping @Sendable (UInt64) -> Void = { _ in },
         onHealthChange: @escaping @Sendable (Bool, String?) -> Void = { _, _ in }
@@ -171,7 +173,7 @@ public final class Journal: Sendable {
         case .none:
             return nil
         case .sqlite(let path) where appendOnlyLog:
-            let storage = try SQLiteJournalStorage(path: path, role: role, durability: nil)
+            let storage = wrapLogged(try SQLiteJournalStorage(path: path, role: role, durability: nil))
             (log, committed, notes) = try Self.replayLog(at: path, role: role, durability: durability, into: storage, syncFile: logSync)
             writer = storage
             reader = try SQLiteJournalStorage(path: path, role: role, durability: nil)
