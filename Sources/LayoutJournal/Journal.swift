@@ -422,7 +422,7 @@ public final class Journal: Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         let writes = batch.map(\.record.write)
         do {
-            try storage.write(writes, atMillis: Int64(Date().timeIntervalSince1970 * 1000))
+            try storage.write(Self.withoutSuperseded(writes) { $0 }, atMillis: Int64(Date().timeIntervalSince1970 * 1000))
         } catch {
             noteFailure(error, keys: writes.map(\.key))
             for pending in batch { pending.completion?(.failure(error)) }

@@ -37,7 +37,7 @@ extension Journal {
         let recovered = try AppendOnlyLog.recover(path: path, role: role) { records throws(JournalError) in
             let missing = records.filter { $0.lsn > position }
             guard !missing.isEmpty else { return }
-            try storage.write(logged: missing)
+            try storage.write(logged: withoutSuperseded(missing) { $0.write })
             replayed += missing.count
         }
         var notes = recovered.notes
@@ -263,7 +263,7 @@ extension Journal {
         let started = DispatchTime.now().uptimeNanoseconds
         do {
             // Bodies still in their requests' memory are joined here, off the threads that answer.
-            try storage.write(logged: backlog.map(\.materialized))
+            try storage.write(logged: Self.withoutSuperseded(backlog) { $0.write }.map(\.materialized))
         } catch {
             // The writes stay in the log and the backlog: nothing acknowledged is lost, and the key
             // chains are whole. Changes are refused meanwhile (`isWritable`), so the backlog stops growing.
