@@ -3,8 +3,8 @@ import LayoutTestKit
 import Testing
 import ZeroMQ
 
-/// The real `layoutd` whose journal cannot write (a file size limit, as a full disk): with `sync`
-/// durability nothing is acknowledged that is not durable, queries go on, `/readyz` says why, and
+/// The real `layoutd` whose journal cannot write (a file size limit, as a full disk): nothing is
+/// acknowledged that is not journaled (with `sync` durability, on the disk), queries go on, `/readyz` says why, and
 /// writing resumes by itself once there is room again; what was acknowledged survives a restart.
 @Suite struct JournalFullDiskTests {
     /// Which of the journal's files meets the limit first: its append-only log (never rotated, the sync
@@ -25,11 +25,13 @@ import ZeroMQ
         var testDescription: String { rawValue }
     }
 
-    @Test(arguments: FullFile.allCases)
-    func aFullDiskRefusesChangesServesQueriesAndRecoversByItself(full: FullFile) throws {
+    /// With `async` as with `sync`: an `async` change is answered once it is in the log, so a log
+    /// that cannot take it is refused as well, and SQLite failing behind the log refuses the next ones.
+    @Test(arguments: FullFile.allCases, ["sync", "async"])
+    func aFullDiskRefusesChangesServesQueriesAndRecoversByItself(full: FullFile, durability: String) throws {
         let folder = TemporaryFolder("layoutd-full")
         let http = "127.0.0.1:\(try LayoutdProcess.freePort())"
-        let arguments = ["--journal", folder.journalURL, "--journal-durability", "sync", "--http", http]
+        let arguments = ["--journal", folder.journalURL, "--journal-durability", durability, "--http", http]
         let daemon = try LayoutdProcess(arguments: arguments, fileSizeLimit: 600_000, environment: full.environment)
         defer { daemon.signal(SIGKILL) }
         let context = try Context()
