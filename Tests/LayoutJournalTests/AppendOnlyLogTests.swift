@@ -290,6 +290,38 @@ import Testing
         #expect(try reopened.recipe(for: feed)?.bodies.count == 4)
     }
 
+    /// The journal thread rotates the log (syncing and closing the segment it leaves) while the log's
+    /// syncing thread may be syncing that segment for a reply: the rotation waits for the sync, which
+    /// ends on the descriptor it began with, and the change is acknowledged.
+    @Test func aRotationWaitsForASyncOfTheSegmentItLeaves() throws {
+        let folder = TemporaryFolder("layoutd-log")
+        let path = folder.file("j.db")
+        let inSync = Atomic(0)
+        let overlapped = Atomic(false)
+        let syncs = Atomic(0)
+        // The first sync (the reply's, on the syncing thread) lasts 300 ms: long enough for the journal
+        // thread to commit the change to SQLite (every 20 ms) and rotate.
+        let logSync: AppendOnlyLog.FileSync = { descriptor in
+            if inSync.add(1, ordering: .sequentiallyConsistent).newValue > 1 { overlapped.store(true, ordering: .relaxed) }
+            defer { inSync.subtract(1, ordering: .sequentiallyConsistent) }
+            if syncs.add(1, ordering: .relaxed).newValue == 1 { Thread.sleep(forTimeInterval: 0.3) }
+            return fdatasync(descriptor)
+        }
+        let journal = try #require(try Journal.open(
+            .sqlite(path: path), role: .daemon, durability: .sync, syncMillis: 20, compaction: Journal.Compaction(),
+            fencingEpoch: nil, appendOnlyLog: true, postgresLogPath: nil, logSync: logSync
+        ))
+        defer { journal.close() }
+        try write(.rebuild(feed, version: 1, epoch: 0, items: 2, body: bytes("prepare")), to: journal).get()
+        // Rotated meanwhile: the segment holding the change was synced again as it was left.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while syncs.load(ordering: .relaxed) < 2 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let (syncCount, didOverlap) = (syncs.load(ordering: .relaxed), overlapped.load(ordering: .relaxed))
+        #expect(syncCount >= 2)
+        #expect(!didOverlap, "a rotation synced (and closed) the segment while a reply's sync was on it")
+        try write(.change(feed, version: 2, items: 3, body: bytes("update one")), to: journal).get()
+    }
+
     @Test func aCleanCloseLeavesEverythingInTheDatabaseAndNoLog() throws {
         let folder = TemporaryFolder("layoutd-log")
         let path = folder.file("j.db")
