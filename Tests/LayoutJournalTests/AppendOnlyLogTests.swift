@@ -299,17 +299,23 @@ import Testing
         let inSync = Atomic(0)
         let overlapped = Atomic(false)
         let syncs = Atomic(0)
-        // The first sync (the reply's, on the syncing thread) lasts 300 ms: long enough for the journal
-        // thread to commit the change to SQLite (every 20 ms) and rotate.
+        let committed = Atomic(false)
+        // The first sync (the reply's, on the syncing thread) lasts until the journal thread has copied
+        // the change into SQLite, and 100 ms more, in which it syncs SQLite and rotates (every 20 ms).
         let logSync: AppendOnlyLog.FileSync = { descriptor in
             if inSync.add(1, ordering: .sequentiallyConsistent).newValue > 1 { overlapped.store(true, ordering: .relaxed) }
             defer { inSync.subtract(1, ordering: .sequentiallyConsistent) }
-            if syncs.add(1, ordering: .relaxed).newValue == 1 { Thread.sleep(forTimeInterval: 0.3) }
+            if syncs.add(1, ordering: .relaxed).newValue == 1 {
+                let deadline = ContinuousClock.now + .seconds(10)
+                while !committed.load(ordering: .relaxed) && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
             return fdatasync(descriptor)
         }
         let journal = try #require(try Journal.open(
             .sqlite(path: path), role: .daemon, durability: .sync, syncMillis: 20, compaction: Journal.Compaction(),
-            fencingEpoch: nil, appendOnlyLog: true, postgresLogPath: nil, logSync: logSync
+            fencingEpoch: nil, appendOnlyLog: true, postgresLogPath: nil, logSync: logSync,
+            onCommit: { _ in committed.store(true, ordering: .relaxed) }
         ))
         defer { journal.close() }
         try write(.rebuild(feed, version: 1, epoch: 0, items: 2, body: bytes("prepare")), to: journal).get()

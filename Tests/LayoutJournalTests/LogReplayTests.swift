@@ -64,6 +64,19 @@ import Testing
         #expect(left.isEmpty, "\(left)")
     }
 
+    @Test(arguments: ["NOTALOG!\u{1}", "LDJLOG1\u{0}\u{2}"])
+    func aForeignOrOtherRoleSegmentIsRefusedBeforeAnythingIsReplayed(header: String) throws {
+        let folder = TemporaryFolder("layoutd-replay")
+        let path = folder.file("j.db")
+        try crashedLog(at: path, segments: 3, perSegment: 3)
+        // Among the log's own segments: another program's file, or a broker's segment.
+        let foreign = Array(header.utf8) + [UInt8](repeating: 0, count: 64)
+        try Data(foreign).write(to: URL(fileURLWithPath: path + "-log.2"))
+        let storage = RecordingStorage()
+        #expect { _ = try Journal.replay(at: path, role: .daemon, into: storage) } throws: { ($0 as? JournalError)?.code == .incompatible }
+        #expect(storage.batches.isEmpty && storage.durableCalls == 0)
+    }
+
     @Test func aReplayCutShortGoesOnAtTheNextStartFromTheStoragesPosition() throws {
         let folder = TemporaryFolder("layoutd-replay")
         let path = folder.file("j.db")

@@ -336,13 +336,15 @@ struct PostgresJournalTests {
         #expect(answer == 42)
     }
 
-    /// PostgreSQL writes a run of changes in two statements, whatever its length; SQLite, a statement a
-    /// write. Both must end holding the same thing after the same batches, whatever a batch mixes.
-    @Test func batchesMixingChangesRebuildsAndDropsLeaveWhatSQLiteLeaves() throws {
+    /// PostgreSQL writes a run of changes in one statement (in several when their bodies pass
+    /// `statementBytes`); SQLite, a statement a write. Both must end holding the same thing after the
+    /// same batches, whatever a batch mixes.
+    @Test(arguments: [64 << 20, 5])
+    func batchesMixingChangesRebuildsAndDropsLeaveWhatSQLiteLeaves(statementBytes: Int) throws {
         let server = try PostgresServer()
         defer { withExtendedLifetime(server) {} }
         let folder = TemporaryFolder("layoutd-batches")
-        let postgres = try PostgresJournalStorage(url: server.url, role: .daemon, durability: .sync)
+        let postgres = try PostgresJournalStorage(url: server.url, role: .daemon, durability: .sync, statementBytes: statementBytes)
         let sqlite = try SQLiteJournalStorage(path: folder.path + "/journal.db", role: .daemon, durability: .sync)
         let (a, b, c) = (JournalKey(namespace: "n", name: "a"), JournalKey(namespace: "n", name: "b"), JournalKey(namespace: "m", name: "a"))
         let batches: [[JournalWrite]] = [
@@ -356,6 +358,9 @@ struct PostgresJournalTests {
              .change(b, version: 5, items: 6, body: bytes("b5")), .change(a, version: 5, items: 7, body: bytes("a5")),
              .drop(c, version: 7), .epoch(a, epoch: 3)],
             [.change(a, version: 6, items: 6, body: bytes("a6"))],
+            // Changes alone, over several statements when they are small.
+            [.change(a, version: 7, items: 7, body: bytes("a7")), .change(b, version: 6, items: 7, body: bytes("b6")),
+             .change(a, version: 8, items: 8, body: bytes("a8")), .change(b, version: 7, items: 8, body: bytes("b7"))],
         ]
         for (index, batch) in batches.enumerated() {
             try postgres.write(batch, atMillis: Int64(1_000 + index))
@@ -363,12 +368,12 @@ struct PostgresJournalTests {
         }
         let keys = try postgres.loadKeys().sorted { $0.key < $1.key }
         #expect(keys == (try sqlite.loadKeys().sorted { $0.key < $1.key }))
-        #expect(keys.map(\.version) == [7, 6, 5] && keys.map(\.changes) == [0, 5, 1])
+        #expect(keys.map(\.version) == [7, 8, 7] && keys.map(\.changes) == [0, 7, 3])
         for key in [a, b, c] {
             let (fromPostgres, fromSQLite) = (try postgres.recipe(for: key), try sqlite.recipe(for: key))
             #expect(fromPostgres?.base == fromSQLite?.base && fromPostgres?.bodies == fromSQLite?.bodies, "\(key)")
         }
-        #expect(try postgres.recipe(for: a)?.bodies.map { String(decoding: $0, as: UTF8.self) } == ["a1", "a2", "a3 longer", "a4", "a5", "a6"])
+        #expect(try postgres.recipe(for: a)?.bodies.map { String(decoding: $0, as: UTF8.self) } == ["a1", "a2", "a3 longer", "a4", "a5", "a6", "a7", "a8"])
     }
 
     @Test func theStorageFlushesProbesAndMeasuresItself() throws {

@@ -368,14 +368,17 @@ final class AppendOnlyLog: Sendable {
     }
 
     /// Reads every segment of the log at `path`, in order, each up to its last whole record, and hands
-    /// each segment's records to `take`, in lsn order. One segment is in memory at a time: a log kept
-    /// after a failed sync of SQLite (`runLoggedWriter`) grows a segment a `syncMillis` until the next
-    /// start, and may hold more than memory does.
+    /// each segment's records to `take`, in lsn order. A segment or two is in memory at a time (the one
+    /// read, and the last one written to, kept from the first pass): a log kept after a failed sync of
+    /// SQLite (`runLoggedWriter`) grows a segment a `syncMillis` until the next start, and may hold more
+    /// than memory does. Every segment's header is checked before anything is taken: a foreign or
+    /// other-role file among them is refused before the database moves on.
     static func recover(path: String, role: JournalRole, take: ([LoggedWrite]) throws(JournalError) -> Void) throws(JournalError) -> Recovered {
         let folder = (path as NSString).deletingLastPathComponent
         let prefix = ((path as NSString).lastPathComponent) + "-log."
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
         let numbers = names.compactMap { name -> Int? in name.hasPrefix(prefix) ? Int(name.dropFirst(prefix.count)) : nil }.sorted()
+        for number in numbers { try checkHeader(of: segmentPath(path, number: number), role: role) }
         var recovered = Recovered(lastNumber: numbers.last ?? 0)
         // The last segment written to (a spare made ahead has no records), where a torn write can be;
         // found from the end, and kept, so that it is not read twice.
@@ -424,21 +427,36 @@ final class AppendOnlyLog: Sendable {
         var unreadBytes: Int
     }
 
+    /// Whether `header` (a segment's first bytes) starts a segment of `role`'s log: false for one that
+    /// holds nothing (cut before its header was whole, or whose header never reached the disk: a crash
+    /// as it was made, which some file systems leave as zeros); throws for a foreign or other-role file.
+    private static func hasHeader(_ header: some Collection<UInt8>, file: String, role: JournalRole) throws(JournalError) -> Bool {
+        guard header.count >= headerBytes, header.prefix(headerBytes).contains(where: { $0 != 0 }) else { return false }
+        guard Array(header.prefix(magic.count)) == magic else {
+            throw JournalError(.incompatible, "\(file) is not a log of this layoutd's journal (format LDJLOG1); move it away")
+        }
+        let expected: UInt8 = role == .daemon ? 1 : 2
+        guard Array(header.prefix(magic.count + 1)).last == expected else {
+            throw JournalError(.incompatible, "\(file) is the log of another role's journal, not of a \(role.rawValue)")
+        }
+        return true
+    }
+
+    private static func checkHeader(of file: String, role: JournalRole) throws(JournalError) {
+        guard let handle = FileHandle(forReadingAtPath: file) else {
+            throw JournalError(.unreadable, "\(file): cannot read the journal's log")
+        }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: headerBytes)) ?? nil
+        _ = try hasHeader(header ?? Data(), file: file, role: role)
+    }
+
     private static func read(_ file: String, role: JournalRole) throws(JournalError) -> ReadSegment {
         guard let data = FileManager.default.contents(atPath: file) else {
             throw JournalError(.unreadable, "\(file): cannot read the journal's log")
         }
-        // A segment cut before its header was whole, or whose header never reached the disk (a crash
-        // as it was made, which some file systems leave as zeros), holds nothing.
-        guard data.count >= headerBytes, data.prefix(headerBytes).contains(where: { $0 != 0 }) else {
+        guard try hasHeader(data, file: file, role: role) else {
             return ReadSegment(records: [], end: headerBytes, unreadBytes: 0)
-        }
-        guard Array(data.prefix(magic.count)) == magic else {
-            throw JournalError(.incompatible, "\(file) is not a log of this layoutd's journal (format LDJLOG1); move it away")
-        }
-        let expected: UInt8 = role == .daemon ? 1 : 2
-        guard data[data.startIndex + magic.count] == expected else {
-            throw JournalError(.incompatible, "\(file) is the log of another role's journal, not of a \(role.rawValue)")
         }
         let (records, end) = data.withUnsafeBytes { raw in
             LogRecord.records(in: UnsafeRawBufferPointer(rebasing: raw[headerBytes...]))

@@ -16,6 +16,7 @@ final class PostgresJournalStorage: LoggedJournalStorage {
     private let durability: JournalDurability
     /// The broker lease's epoch this writer holds (`BrokerLease`); nil for a journal without a lease.
     private let fencingEpoch: UInt64?
+    private let statementBytes: Int
     private var cachedBytes = 0
     private var bytesReadAt: DispatchTime?
 
@@ -26,8 +27,12 @@ final class PostgresJournalStorage: LoggedJournalStorage {
     /// Connects to the database at `url` and makes the journal's tables there (or checks those found)
     /// for `role`; refuses a database holding another role's or format's journal, or tables of the same
     /// names that are not a journal's.
-    init(url: String, role: JournalRole, durability: JournalDurability, fencingEpoch: UInt64? = nil) throws(JournalError) {
+    /// - Parameter statementBytes: the bodies one statement carries at most (a test's is small):
+    ///   PostgreSQL takes at most 1 GB in one parameter and in one message, and a run of changes sends
+    ///   its bodies as one array.
+    init(url: String, role: JournalRole, durability: JournalDurability, fencingEpoch: UInt64? = nil, statementBytes: Int = 64 << 20) throws(JournalError) {
         let parsed = try PostgresURL(url)
+        self.statementBytes = max(1, statementBytes)
         self.durability = durability
         self.fencingEpoch = fencingEpoch
         session = try PostgresSession(url: parsed, setUp: ["SET synchronous_commit = \(durability == .sync ? "on" : "off")"])
@@ -75,15 +80,23 @@ final class PostgresJournalStorage: LoggedJournalStorage {
     }
 
     private func write(_ batch: [LoggedWrite], logPosition: UInt64?) throws(JournalError) {
-        if fencingEpoch == nil, !batch.isEmpty, batch.allSatisfy(\.write.isChange) {
+        let chunks = Self.chunks(of: batch[...], atMost: statementBytes)
+        if fencingEpoch == nil, chunks.count == 1, batch.allSatisfy(\.write.isChange) {
             // The common group commit, changes alone, in one statement that commits by itself (an
             // implicit transaction, at the statement's Sync): two round trips to the server, not four.
-            // postgres-nio answers a statement at its CommandComplete, before that commit, and sends the
-            // next one once the server is ready for it, after the commit: the answer to the second
-            // statement is what says the first is committed (with `sync`, on the server's disk).
+            // postgres-nio (1.33) answers a statement at its CommandComplete, before that commit, and
+            // sends the next one only once the server is ready for it, after the commit: the answer to
+            // the second is what says the first is committed (with `sync`, on the server's disk). The
+            // second is true only when its own transaction has written nothing, so that a session left
+            // inside a transaction block by mistake could never pass a commit not made for one made.
             let query = Self.statement(forChanges: batch[...], logPosition: logPosition)
             try session.withConnection(failing: .writeFailed) { link throws(JournalError) in
-                _ = try link.pipeline([query, "SELECT 1"])
+                let answers = try link.pipeline([query, "SELECT txid_current_if_assigned() IS NULL"])
+                var committed = false
+                if let row = answers.last?.first { committed = try link.decode(row, as: (Bool).self) }
+                guard committed else {
+                    throw JournalError(.writeFailed, "PostgreSQL at \(link.location): the group commit ran inside an open transaction, not committed")
+                }
             }
             return
         }
@@ -109,7 +122,7 @@ final class PostgresJournalStorage: LoggedJournalStorage {
                 continue
             }
             let run = batch[next...].prefix { $0.write.isChange }
-            queries.append(Self.statement(forChanges: run))
+            queries += Self.chunks(of: run, atMost: statementBytes).map { Self.statement(forChanges: $0) }
             next = run.endIndex
         }
         if let logPosition {
@@ -166,6 +179,23 @@ final class PostgresJournalStorage: LoggedJournalStorage {
             let epoch = Int64(bitPattern: epoch)
             return ["UPDATE layouts SET epoch = GREATEST(epoch, \(epoch)) WHERE namespace = \(key.namespace) AND name = \(key.name)"]
         }
+    }
+
+    /// `writes` cut into consecutive pieces whose bodies add up to `bytes` at most (a larger body alone).
+    private static func chunks(of writes: ArraySlice<LoggedWrite>, atMost bytes: Int) -> [ArraySlice<LoggedWrite>] {
+        var chunks: [ArraySlice<LoggedWrite>] = []
+        var start = writes.startIndex
+        var total = 0
+        for index in writes.indices {
+            let size = writes[index].write.bodyBytes
+            if index > start && total + size > bytes {
+                chunks.append(writes[start..<index])
+                (start, total) = (index, 0)
+            }
+            total += size
+        }
+        if start < writes.endIndex { chunks.append(writes[start...]) }
+        return chunks
     }
 
     /// A run of changes in one statement, whatever its length: their bodies inserted from arrays, and
