@@ -382,7 +382,9 @@ public final class Journal: Sendable {
         var unsynced = false
         var lastSync = DispatchTime.now()
         while true {
-            let idleWait: DispatchTimeInterval = unsynced ? .milliseconds(syncMillis) : isWritable ? .seconds(1) : .milliseconds(250)
+            // While writing fails, a probe every 250 ms, however long `syncMillis` is.
+            let idleMillis = unsynced ? syncMillis : 1000
+            let idleWait: DispatchTimeInterval = .milliseconds(isWritable ? idleMillis : min(idleMillis, 250))
             _ = wake.wait(timeout: .now() + idleWait)
             let (batch, stopping, writable) = state.withLock { state -> ([Pending], Bool, Bool) in
                 defer { state.pending.removeAll(keepingCapacity: true) }
@@ -462,7 +464,11 @@ public final class Journal: Sendable {
             defer { state.isWritable = false; state.lastError = error.message }
             return state.isWritable
         }
-        if wasWritable { onHealthChange(false, error.message) }
+        if wasWritable {
+            onHealthChange(false, error.message)
+            // The journal thread may be asleep for a whole `syncMillis`: it probes from now on.
+            wake.signal()
+        }
     }
 
     static func apply(_ write: JournalWrite, to index: inout [JournalKey: Entry], lsn: UInt64 = 0, atMillis: Int64? = nil, bodyBytes: Int? = nil) {

@@ -129,6 +129,24 @@ struct DatabaseFaultTests {
         #expect(try reopened.recipe(for: feed)?.bodies == ["prepare", "update one", "update two", "update three", "update four"].map(bytes))
     }
 
+    /// A write that failed (here: as a log that cannot take an append) is probed for again within a
+    /// quarter of a second, though the journal thread had gone to sleep for a `syncMillis` of a minute
+    /// after its last commit: writing resumes by itself as soon as it can.
+    @Test(arguments: [true, false])
+    func writingResumesSoonAfterAFailureHoweverLongSyncMillisIs(appendOnlyLog: Bool) throws {
+        let folder = TemporaryFolder("layoutd-dbfault")
+        let journal = try #require(try Journal.open(
+            .sqlite(path: folder.file("j.db")), role: .daemon, durability: .async, syncMillis: 60_000, appendOnlyLog: appendOnlyLog
+        ))
+        defer { journal.close() }
+        try write(.rebuild(feed, version: 1, epoch: 0, items: 2, body: bytes("prepare")), to: journal).get()
+        // Committed: the thread now waits up to `syncMillis` to sync it.
+        #expect(eventually { journal.statistics.commits >= 1 })
+        journal.noteFailure(JournalError(.writeFailed, "a stand-in for an append the disk refused"), keys: [feed])
+        #expect(!journal.isWritable)
+        #expect(eventually { journal.isWritable }, "probed again only after a syncMillis")
+    }
+
     /// A commit made whose answer was lost: the next try reads the database's position first, and
     /// writes only what it lacks (writing the same bodies again would fail on every try).
     @Test func aCommitWhoseAnswerWasLostIsNotWrittenTwice() throws {

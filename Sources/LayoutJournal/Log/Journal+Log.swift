@@ -211,7 +211,9 @@ extension Journal {
             if !backlog.isEmpty {
                 waitMillis = writable ? max(1, databaseBatchMillis - Self.millis(since: gatheringSince)) : 250
             } else {
-                waitMillis = unsynced ? syncMillis : writable ? 1000 : 250
+                // While writing fails, a probe every 250 ms, however long `syncMillis` is.
+                let idleMillis = unsynced ? syncMillis : 1000
+                waitMillis = state.withLock({ $0.isWritable }) ? idleMillis : min(idleMillis, 250)
             }
         }
         finished.signal()
