@@ -93,6 +93,8 @@ public final class Journal: Sendable {
         var isSyncerStopping = false
         /// `close` was called (once is enough).
         var isClosing = false
+        /// When writing last failed: the next probe waits `probeMillis` from then.
+        var failedAt = DispatchTime.now()
     }
 
     public let url: JournalURL
@@ -382,9 +384,9 @@ public final class Journal: Sendable {
         var unsynced = false
         var lastSync = DispatchTime.now()
         while true {
-            // While writing fails, a probe every 250 ms, however long `syncMillis` is.
+            // While writing fails, a probe every `probeMillis`, however long `syncMillis` is.
             let idleMillis = unsynced ? syncMillis : 1000
-            let idleWait: DispatchTimeInterval = .milliseconds(isWritable ? idleMillis : min(idleMillis, 250))
+            let idleWait: DispatchTimeInterval = .milliseconds(isWritable ? idleMillis : min(idleMillis, Self.probeMillis))
             _ = wake.wait(timeout: .now() + idleWait)
             let (batch, stopping, writable) = state.withLock { state -> ([Pending], Bool, Bool) in
                 defer { state.pending.removeAll(keepingCapacity: true) }
@@ -445,6 +447,7 @@ public final class Journal: Sendable {
     }
 
     private func probe(_ storage: any JournalStorage) {
+        guard isProbeDue else { return }
         do {
             try storage.probe()
         } catch {
@@ -457,9 +460,20 @@ public final class Journal: Sendable {
         if recovered { onHealthChange(true, nil) }
     }
 
+    /// How long after a failure, and between probes, writing is tried again: a probe that works while
+    /// real writes fail (a disk with room for the probe's bytes only) then flips readiness at most
+    /// this often, not once a request.
+    static let probeMillis = 250
+
+    /// Whether `probeMillis` have passed since writing last failed.
+    var isProbeDue: Bool {
+        Self.millis(since: state.withLock { $0.failedAt }) >= Self.probeMillis
+    }
+
     func noteFailure(_ error: JournalError, keys: [JournalKey]) {
         let wasWritable = state.withLock { state -> Bool in
             state.errors += 1
+            state.failedAt = .now()
             for key in keys { state.index[key]?.isBroken = true }
             defer { state.isWritable = false; state.lastError = error.message }
             return state.isWritable

@@ -23,6 +23,8 @@ struct DatabaseFaultTests {
         let failedSyncs = Atomic(0)
         let syncsAfterFailure = Atomic(0)
         let lostAnswers = Atomic(0)
+        /// How many of the next probes fail, as a disk still full would.
+        let failingProbes = Atomic(0)
 
         func wrapping(_ storage: any LoggedJournalStorage) -> any LoggedJournalStorage {
             inner = storage
@@ -58,7 +60,13 @@ struct DatabaseFaultTests {
         func write(_ batch: [JournalWrite], atMillis: Int64) throws(JournalError) { try storage.write(batch, atMillis: atMillis) }
         func recipe(for key: JournalKey) throws(JournalError) -> JournalRecipe? { try storage.recipe(for: key) }
         func byteCount() -> Int { inner?.byteCount() ?? 0 }
-        func probe() throws(JournalError) { try storage.probe() }
+        func probe() throws(JournalError) {
+            if failingProbes.load(ordering: .relaxed) > 0 {
+                failingProbes.subtract(1, ordering: .relaxed)
+                throw JournalError(.writeFailed, "no room yet")
+            }
+            try storage.probe()
+        }
     }
 
     private func open(_ path: String, through database: FaultyDatabase? = nil) throws -> Journal {
@@ -129,22 +137,28 @@ struct DatabaseFaultTests {
         #expect(try reopened.recipe(for: feed)?.bodies == ["prepare", "update one", "update two", "update three", "update four"].map(bytes))
     }
 
-    /// A write that failed (here: as a log that cannot take an append) is probed for again within a
-    /// quarter of a second, though the journal thread had gone to sleep for a `syncMillis` of a minute
-    /// after its last commit: writing resumes by itself as soon as it can.
+    /// A write that failed (here: as a log that cannot take an append) is probed for again soon,
+    /// though the journal thread had gone to sleep for a `syncMillis` of a minute after its last
+    /// commit, and again and again while the probes fail (behind the log, the first two fail): writing
+    /// resumes by itself as soon as it can.
     @Test(arguments: [true, false])
     func writingResumesSoonAfterAFailureHoweverLongSyncMillisIs(appendOnlyLog: Bool) throws {
         let folder = TemporaryFolder("layoutd-dbfault")
+        let database = FaultyDatabase()
         let journal = try #require(try Journal.open(
-            .sqlite(path: folder.file("j.db")), role: .daemon, durability: .async, syncMillis: 60_000, appendOnlyLog: appendOnlyLog
+            .sqlite(path: folder.file("j.db")), role: .daemon, durability: .async, syncMillis: 60_000, compaction: Journal.Compaction(),
+            fencingEpoch: nil, appendOnlyLog: appendOnlyLog, postgresLogPath: nil, logSync: AppendOnlyLog.fdatasyncFile,
+            wrapLogged: { database.wrapping($0) }
         ))
         defer { journal.close() }
         try write(.rebuild(feed, version: 1, epoch: 0, items: 2, body: bytes("prepare")), to: journal).get()
         // Committed: the thread now waits up to `syncMillis` to sync it.
         #expect(eventually { journal.statistics.commits >= 1 })
+        if appendOnlyLog { database.failingProbes.store(2, ordering: .relaxed) }
         journal.noteFailure(JournalError(.writeFailed, "a stand-in for an append the disk refused"), keys: [feed])
-        #expect(!journal.isWritable)
+        #expect(journal.statistics.errors == 1)
         #expect(eventually { journal.isWritable }, "probed again only after a syncMillis")
+        #expect(database.failingProbes.load(ordering: .relaxed) == 0)
     }
 
     /// A commit made whose answer was lost: the next try reads the database's position first, and

@@ -211,9 +211,9 @@ extension Journal {
             if !backlog.isEmpty {
                 waitMillis = writable ? max(1, databaseBatchMillis - Self.millis(since: gatheringSince)) : 250
             } else {
-                // While writing fails, a probe every 250 ms, however long `syncMillis` is.
+                // While writing fails, a probe every `probeMillis`, however long `syncMillis` is.
                 let idleMillis = unsynced ? syncMillis : 1000
-                waitMillis = state.withLock({ $0.isWritable }) ? idleMillis : min(idleMillis, 250)
+                waitMillis = state.withLock({ $0.isWritable }) ? idleMillis : min(idleMillis, Self.probeMillis)
             }
         }
         finished.signal()
@@ -297,6 +297,7 @@ extension Journal {
     }
 
     private func probe(_ storage: any LoggedJournalStorage, _ log: AppendOnlyLog) {
+        guard isProbeDue else { return }
         do {
             try storage.probe()
             try log.probe()
@@ -312,7 +313,7 @@ extension Journal {
         if recovered { onHealthChange(true, nil) }
     }
 
-    private static func millis(since time: DispatchTime) -> Int {
+    static func millis(since time: DispatchTime) -> Int {
         let now = DispatchTime.now().uptimeNanoseconds
         return now > time.uptimeNanoseconds ? Int((now - time.uptimeNanoseconds) / 1_000_000) : 0
     }

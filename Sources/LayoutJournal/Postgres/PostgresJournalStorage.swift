@@ -95,6 +95,8 @@ final class PostgresJournalStorage: LoggedJournalStorage {
                 var committed = false
                 if let row = answers.last?.first { committed = try link.decode(row, as: (Bool).self) }
                 guard committed else {
+                    // Whatever the open transaction holds goes, and the connection's next use starts clean.
+                    link.rollBack()
                     throw JournalError(.writeFailed, "PostgreSQL at \(link.location): the group commit ran inside an open transaction, not committed")
                 }
             }
