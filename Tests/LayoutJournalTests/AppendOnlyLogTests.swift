@@ -39,15 +39,14 @@ import Testing
         }
     }
 
-    private func logSegments(of path: String) throws -> [String] {
-        let folder = (path as NSString).deletingLastPathComponent
-        let prefix = (path as NSString).lastPathComponent + "-log."
-        return try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(prefix) }.sorted().map { folder + "/" + $0 }
-    }
-
-    /// The log segment whose records hold `text`.
-    private func segment(holding text: String, of path: String) throws -> String? {
-        try logSegments(of: path).first { (try? Data(contentsOf: URL(fileURLWithPath: $0)))?.range(of: Data(text.utf8)) != nil }
+    /// `crashed`'s log with the byte `change` picks in the bytes of `text` (the range it is found at)
+    /// changed, as damage on the disk would.
+    private func damaging(_ text: String, in crashed: String, _ change: (inout Data, Range<Data.Index>) -> Void) throws {
+        let segment = try #require(try segment(holding: text, of: crashed))
+        var data = try Data(contentsOf: URL(fileURLWithPath: segment))
+        let at = try #require(data.range(of: Data(text.utf8)))
+        change(&data, at)
+        try data.write(to: URL(fileURLWithPath: segment))
     }
 
     /// A journal with a prepare and two changes of `feed` appended while SQLite could not take them,
@@ -101,11 +100,7 @@ import Testing
     @Test func aBodyDamagedInTheLogIsReportedCorruptNotReplayedAsOtherBytes() throws {
         let folder = TemporaryFolder("layoutd-log")
         let crashed = try crashWithChangesInTheLogAlone(in: folder)
-        let segment = try #require(try segment(holding: "update one", of: crashed))
-        var data = try Data(contentsOf: URL(fileURLWithPath: segment))
-        let at = try #require(data.range(of: Data("update one".utf8)))
-        data[at.upperBound - 1] = UInt8(ascii: "x")
-        try data.write(to: URL(fileURLWithPath: segment))
+        try damaging("update one", in: crashed) { data, at in data[at.upperBound - 1] = UInt8(ascii: "x") }
         let reopened = try open(crashed)
         defer { reopened.close() }
         #expect(reopened.keysAtOpen.first?.version == 3)
@@ -115,11 +110,7 @@ import Testing
     @Test func aDamagedLastRecordIsReportedCorruptNotTakenForATornWrite() throws {
         let folder = TemporaryFolder("layoutd-log")
         let crashed = try crashWithChangesInTheLogAlone(in: folder)
-        let segment = try #require(try segment(holding: "update two", of: crashed))
-        var data = try Data(contentsOf: URL(fileURLWithPath: segment))
-        let at = try #require(data.range(of: Data("update two".utf8)))
-        data[at.lowerBound] = UInt8(ascii: "U")
-        try data.write(to: URL(fileURLWithPath: segment))
+        try damaging("update two", in: crashed) { data, at in data[at.lowerBound] = UInt8(ascii: "U") }
         let reopened = try open(crashed)
         defer { reopened.close() }
         #expect(reopened.keysAtOpen.first?.version == 3)
@@ -279,9 +270,7 @@ import Testing
             failing.store(false, ordering: .relaxed)
             #expect(throws: JournalError.self) { try write(.change(feed, version: 3, items: 4, body: bytes("update two")), to: journal).get() }
             // Once SQLite has those writes on its disk, syncing works again by itself.
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !journal.isWritable && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
-            #expect(journal.isWritable)
+            #expect(eventually { journal.isWritable })
             try write(.change(feed, version: 4, items: 5, body: bytes("update three")), to: journal).get()
         }
         // The refused writes were journaled all the same (not acknowledged: a client reads the version).
@@ -320,10 +309,8 @@ import Testing
         defer { journal.close() }
         try write(.rebuild(feed, version: 1, epoch: 0, items: 2, body: bytes("prepare")), to: journal).get()
         // Rotated meanwhile: the segment holding the change was synced again as it was left.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while syncs.load(ordering: .relaxed) < 2 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        let (syncCount, didOverlap) = (syncs.load(ordering: .relaxed), overlapped.load(ordering: .relaxed))
-        #expect(syncCount >= 2)
+        #expect(eventually { syncs.load(ordering: .relaxed) >= 2 })
+        let didOverlap = overlapped.load(ordering: .relaxed)
         #expect(!didOverlap, "a rotation synced (and closed) the segment while a reply's sync was on it")
         try write(.change(feed, version: 2, items: 3, body: bytes("update one")), to: journal).get()
     }

@@ -79,27 +79,6 @@ struct DatabaseFaultTests {
         return journal
     }
 
-    private func logSegments(of path: String) throws -> [String] {
-        let folder = (path as NSString).deletingLastPathComponent
-        let prefix = (path as NSString).lastPathComponent + "-log."
-        return try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(prefix) }.sorted()
-    }
-
-    private func logHolds(_ text: String, at path: String) throws -> Bool {
-        let folder = (path as NSString).deletingLastPathComponent
-        return try logSegments(of: path).contains { (try? Data(contentsOf: URL(fileURLWithPath: folder + "/" + $0)))?.range(of: Data(text.utf8)) != nil }
-    }
-
-    /// Polls `condition` for up to 30 s.
-    private func eventually(_ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        return try condition()
-    }
-
     /// After a failed `fsync` the kernel may have dropped SQLite's pages, and the next sync succeeds
     /// without them: from then on the log is kept. Here SQLite's file comes back as it was at its last
     /// good sync (what such a loss leaves), with the log the crash left: the next start has everything.
@@ -114,7 +93,7 @@ struct DatabaseFaultTests {
         try write(.rebuild(feed, version: 1, epoch: 0, items: 2, body: bytes("prepare")), to: journal).get()
         try write(.change(feed, version: 2, items: 3, body: bytes("update one")), to: journal).get()
         // Synced into SQLite once its segment is gone.
-        #expect(try eventually { try !logHolds("update one", at: path) })
+        #expect(try eventually { try segment(holding: "update one", of: path) == nil })
         // SQLite as its disk holds it after that sync.
         try SQLiteConnection(path: path).execute("VACUUM INTO '\(crashed)'")
         database.failsSyncs.store(true, ordering: .relaxed)
@@ -127,9 +106,9 @@ struct DatabaseFaultTests {
         #expect(eventually { database.syncsAfterFailure.load(ordering: .relaxed) >= 1 })
         try write(.change(feed, version: 5, items: 6, body: bytes("update four")), to: journal).get()
         #expect(eventually { database.syncsAfterFailure.load(ordering: .relaxed) >= 2 })
-        #expect(try logHolds("update two", at: path) && logHolds("update three", at: path))
+        #expect(try segment(holding: "update two", of: path) != nil && segment(holding: "update three", of: path) != nil)
         for segment in try logSegments(of: path) {
-            try FileManager.default.copyItem(atPath: folder.file("live/\(segment)"), toPath: folder.file("crashed/\(segment)"))
+            try FileManager.default.copyItem(atPath: segment, toPath: folder.file("crashed/\((segment as NSString).lastPathComponent)"))
         }
         let reopened = try open(crashed)
         defer { reopened.close() }
