@@ -1,5 +1,8 @@
 // Why C: mallopt and its M_* constants are not exposed by Swift's Glibc module.
 #include "malloc_tuning.h"
+// Before the test below: __GLIBC__ comes from <features.h>, which any libc header includes. Without it
+// the test was always false and the settings were never made.
+#include <stdlib.h>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
