@@ -38,7 +38,7 @@ import Testing
 
     /// A log of `segments` segments of `perSegment` changes each (lsns from 1), left as a crash leaves it.
     private func crashedLog(at path: String, segments: Int, perSegment: Int) throws {
-        let log = try AppendOnlyLog(path: path, role: .daemon, after: 0, nextLSN: 1, prefills: false)
+        let log = try AppendOnlyLog(path: path, role: .daemon, after: 0, nextLSN: 1, syncsZerosAhead: false)
         let key = JournalKey(namespace: "", name: "feed")
         for segment in 0..<segments {
             for index in 0..<perSegment {

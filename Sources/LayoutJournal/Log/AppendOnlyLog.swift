@@ -37,6 +37,8 @@ final class AppendOnlyLog: Sendable {
         var retiring: [(number: Int, lastLSN: UInt64, size: Int)] = []
         /// The next segment, made and filled with zeros ahead by the journal thread (`prepareSpare`).
         var spare: Segment?
+        /// A segment `retire` kept, under its own name, for `prepareSpare` to make the next one.
+        var recyclable: Int?
         /// The bytes the last segment left took: the spare is filled for twice as much.
         var lastUsed = 0
         var isClosed = false
@@ -73,17 +75,18 @@ final class AppendOnlyLog: Sendable {
     /// being left, and what was appended to the segment left is synced before the next sync returns.
     private let syncing = Mutex(())
 
-    /// Whether segments are filled with zeros ahead of the appends (`prepareSpare`).
-    private let prefills: Bool
+    /// Whether the zeros written ahead of the appends are synced before a segment is used (`prepareSpare`).
+    private let syncsZerosAhead: Bool
 
     /// Starts a new segment numbered after `number`, its first record numbered `nextLSN`.
-    /// - Parameter prefills: fill segments with zeros ahead (for `sync` durability: `prepareSpare`).
-    init(path: String, role: JournalRole, after number: Int, nextLSN: UInt64, prefills: Bool, syncFile: @escaping FileSync = AppendOnlyLog.fdatasyncFile) throws(JournalError) {
+    /// - Parameter syncsZerosAhead: sync the zeros written ahead before a segment is used (for `sync`
+    ///   durability: `prepareSpare`); the first segment gets zeros ahead only then.
+    init(path: String, role: JournalRole, after number: Int, nextLSN: UInt64, syncsZerosAhead: Bool, syncFile: @escaping FileSync = AppendOnlyLog.fdatasyncFile) throws(JournalError) {
         self.path = path
         self.role = role
         self.syncFile = syncFile
-        self.prefills = prefills
-        let segment = try Self.create(number: number + 1, path: path, role: role, prefill: prefills ? Self.minimumPrefill : 0)
+        self.syncsZerosAhead = syncsZerosAhead
+        let segment = try Self.create(number: number + 1, path: path, role: role, prefill: syncsZerosAhead ? Self.minimumPrefill : 0, syncs: true)
         state = Mutex(State(current: segment, nextLSN: nextLSN))
     }
 
@@ -216,7 +219,7 @@ final class AppendOnlyLog: Sendable {
                     next = spare
                 } else {
                     // No spare (it could not be made): made here, the appends waiting meanwhile.
-                    next = try Self.create(number: state.current.number + 1, path: path, role: role, prefill: 0)
+                    next = try Self.create(number: state.current.number + 1, path: path, role: role, prefill: 0, syncs: syncsZerosAhead)
                 }
                 defer {
                     state.current = next
@@ -235,19 +238,34 @@ final class AppendOnlyLog: Sendable {
     }
 
     /// Makes the next segment on the calling thread (the journal's), so that `rotate` does not make
-    /// the appends wait for a file to be made. With `prefills` it is filled with zeros ahead, for twice
-    /// the bytes the last one took (from 1 to 128 MiB), and synced: for `sync` durability, an
-    /// `fdatasync` of appends over zeros already on the disk has no new file length to write (on the
-    /// development VM, 92 µs against 135 µs a sync; `sync`/`none` updates 0.65–0.66 against 0.57–0.63
-    /// in alternating runs). Not for `async`, where it only doubles what is written (0.85–0.92 against
-    /// 0.91–0.97). Best effort: a full disk leaves it shorter, and appends still work.
+    /// the appends wait for a file to be made, with zeros written ahead for twice the bytes the last one
+    /// took (from 1 to 128 MiB): the appends then write over pages the file already has in the page
+    /// cache. On the development VM, whose balloon reports free pages to the host so that a page the
+    /// guest takes again costs a host fault, 8 MB appended into fresh page cache took 11–16 ms, against
+    /// 0.7 ms over cached pages (docs/BENCHMARKS.md, "Fresh pages on the development VM").
+    ///
+    /// The segment `retire` kept is reused when there is one: zeroed where it is, over pages most likely
+    /// still cached, so its zeros cost a copy, not fresh memory (`async` updates 0.87–0.88 of `none`
+    /// with the zeros ahead, 0.87–0.92 without, in alternating runs).
+    ///
+    /// With `syncsZerosAhead` the zeros are synced too: an `fdatasync` of appends over zeros already on
+    /// the disk has no new file length to write (92 µs against 135 µs a sync; `sync`/`none` updates
+    /// 0.65–0.66 against 0.57–0.63). Best effort: a full disk leaves it shorter, and appends still work.
     func prepareSpare() {
-        let wanted = state.withLock { state -> (number: Int, bytes: Int)? in
+        let wanted = state.withLock { state -> (number: Int, bytes: Int, recycled: Int?)? in
             guard !state.isClosed, state.spare == nil else { return nil }
-            let bytes = prefills ? min(Self.maximumPrefill, max(Self.minimumPrefill, 2 * max(state.lastUsed, state.current.size))) : 0
-            return (state.current.number + 1, bytes)
+            let bytes = min(Self.maximumPrefill, max(Self.minimumPrefill, 2 * max(state.lastUsed, state.current.size)))
+            defer { state.recyclable = nil }
+            return (state.current.number + 1, bytes, state.recyclable)
         }
-        guard let wanted, let spare = try? Self.create(number: wanted.number, path: path, role: role, prefill: wanted.bytes) else { return }
+        guard let wanted else { return }
+        var made: Segment?
+        if let recycled = wanted.recycled {
+            made = try? Self.recycle(path(recycled), as: wanted.number, path: path, role: role, prefill: wanted.bytes, syncs: syncsZerosAhead)
+            if made == nil { unlink(path(recycled)) }
+        }
+        if made == nil { made = try? Self.create(number: wanted.number, path: path, role: role, prefill: wanted.bytes, syncs: syncsZerosAhead) }
+        guard let spare = made else { return }
         let kept = state.withLock { state -> Bool in
             guard !state.isClosed, state.spare == nil, state.current.number + 1 == spare.number else { return false }
             state.spare = spare
@@ -262,12 +280,16 @@ final class AppendOnlyLog: Sendable {
     static let minimumPrefill = 1 << 20
     static let maximumPrefill = 128 << 20
 
-    /// Deletes the segments left by `rotate` whose records are all durable in SQLite (up to `lsn`).
+    /// Deletes the segments left by `rotate` whose records are all durable in SQLite (up to `lsn`),
+    /// but the newest of them, kept for `prepareSpare` to reuse. Until then its records, all durable,
+    /// are skipped by a replay (their lsns are SQLite's already).
     func retire(through lsn: UInt64) {
         let deletable = state.withLock { state -> [Int] in
             let numbers = state.retiring.filter { $0.lastLSN <= lsn }.map(\.number)
             state.retiring.removeAll { $0.lastLSN <= lsn }
-            return numbers
+            guard let newest = numbers.max(), !state.isClosed else { return numbers }
+            defer { state.recyclable = newest }
+            return numbers.filter { $0 != newest } + (state.recyclable.map { [$0] } ?? [])
         }
         for number in deletable { unlink(path(number)) }
         if !deletable.isEmpty { Self.syncFolder(of: path) }
@@ -306,8 +328,8 @@ final class AppendOnlyLog: Sendable {
             state.withLock { state -> (Segment, [Int], Segment?) in
                 state.isClosed = true
                 state.isSegmentClosed = true
-                defer { state.spare = nil }
-                return (state.current, state.retiring.map(\.number), state.spare)
+                defer { (state.spare, state.recyclable) = (nil, nil) }
+                return (state.current, state.retiring.map(\.number) + (state.recyclable.map { [$0] } ?? []), state.spare)
             }
         }
         if let spare {
@@ -335,16 +357,13 @@ final class AppendOnlyLog: Sendable {
         "\(path)-log.\(number)"
     }
 
-    private static func create(number: Int, path: String, role: JournalRole, prefill: Int) throws(JournalError) -> Segment {
+    private static func create(number: Int, path: String, role: JournalRole, prefill: Int, syncs: Bool) throws(JournalError) -> Segment {
         let file = segmentPath(path, number: number)
         let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw JournalError(.writeFailed, "\(file): cannot create: \(String(cString: strerror(errno)))")
         }
-        var header = magic + [role == .daemon ? 1 : 2]
-        header += [UInt8](repeating: 0, count: headerBytes - header.count)
-        let written = header.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-        guard written == headerBytes else {
+        guard writeHeader(to: descriptor, role: role) else {
             let reason = String(cString: strerror(errno))
             _ = Glibc.close(descriptor)
             unlink(file)
@@ -352,19 +371,61 @@ final class AppendOnlyLog: Sendable {
         }
         var length = headerBytes
         if prefill > 0 {
-            let zeros = [UInt8](repeating: 0, count: min(prefill, 1 << 20))
-            while length - headerBytes < prefill {
-                let count = min(zeros.count, prefill - (length - headerBytes))
-                let written = zeros.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, count, off_t(length)) }
-                guard written > 0 else { break }
-                length += written
-            }
+            length = writeZeros(to: descriptor, from: headerBytes, to: headerBytes + prefill)
             // The zeros on the disk now, not at the segment's first sync, which a reply waits for.
-            _ = fdatasync(descriptor)
+            if syncs { _ = fdatasync(descriptor) }
         }
         // The new name on the disk, so a `sync` of the segment keeps its records through a power cut.
         syncFolder(of: path)
         return Segment(number: number, descriptor: descriptor, size: headerBytes, length: length, lastLSN: 0)
+    }
+
+    /// Makes the retired segment `file` the segment `number`: zeros over everything past its header (it
+    /// is cut to `maximumPrefill` first), then on to `prefill` where it is shorter (as far as the disk
+    /// allows), synced with `syncs`, then the new name. Its records are all in SQLite: a crash part-way
+    /// leaves them under the old name, where a replay skips them (their lsns are SQLite's already), and
+    /// what is renamed reads as an empty segment with zeros ahead, as `create`'s does.
+    private static func recycle(_ file: String, as number: Int, path: String, role: JournalRole, prefill: Int, syncs: Bool) throws(JournalError) -> Segment {
+        let descriptor = open(file, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw JournalError(.writeFailed, "\(file): cannot reuse: \(String(cString: strerror(errno)))")
+        }
+        var info = stat()
+        let kept = max(headerBytes, fstat(descriptor, &info) == 0 ? min(Int(info.st_size), headerBytes + maximumPrefill) : 0)
+        guard ftruncate(descriptor, off_t(kept)) == 0, writeHeader(to: descriptor, role: role),
+              writeZeros(to: descriptor, from: headerBytes, to: kept) == kept else {
+            let reason = String(cString: strerror(errno))
+            _ = Glibc.close(descriptor)
+            throw JournalError(.writeFailed, "\(file): cannot reuse: \(reason)")
+        }
+        let length = writeZeros(to: descriptor, from: kept, to: max(kept, headerBytes + prefill))
+        guard !syncs || fdatasync(descriptor) == 0, rename(file, segmentPath(path, number: number)) == 0 else {
+            let reason = String(cString: strerror(errno))
+            _ = Glibc.close(descriptor)
+            throw JournalError(.writeFailed, "\(file): cannot reuse: \(reason)")
+        }
+        syncFolder(of: path)
+        return Segment(number: number, descriptor: descriptor, size: headerBytes, length: length, lastLSN: 0)
+    }
+
+    /// A segment's first bytes: the format, the role, zeros.
+    private static func writeHeader(to descriptor: Int32, role: JournalRole) -> Bool {
+        var header = magic + [role == .daemon ? 1 : 2]
+        header += [UInt8](repeating: 0, count: headerBytes - header.count)
+        return header.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) } == headerBytes
+    }
+
+    /// Writes zeros from `start` up to `end`; where they end (short of `end` when a write fails).
+    private static func writeZeros(to descriptor: Int32, from start: Int, to end: Int) -> Int {
+        let zeros = [UInt8](repeating: 0, count: min(max(end - start, 0), 1 << 20))
+        var offset = start
+        while offset < end {
+            let count = min(zeros.count, end - offset)
+            let written = zeros.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, count, off_t(offset)) }
+            guard written > 0 else { break }
+            offset += written
+        }
+        return offset
     }
 
     /// Reads every segment of the log at `path`, in order, each up to its last whole record, and hands

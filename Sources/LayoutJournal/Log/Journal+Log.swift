@@ -22,7 +22,7 @@ extension Journal {
         at path: String, role: JournalRole, durability: JournalDurability, into storage: any LoggedJournalStorage, syncFile: @escaping AppendOnlyLog.FileSync
     ) throws(JournalError) -> (AppendOnlyLog, UInt64, [String]) {
         let (lastNumber, last, notes) = try replay(at: path, role: role, into: storage)
-        let log = try AppendOnlyLog(path: path, role: role, after: lastNumber, nextLSN: last + 1, prefills: durability == .sync, syncFile: syncFile)
+        let log = try AppendOnlyLog(path: path, role: role, after: lastNumber, nextLSN: last + 1, syncsZerosAhead: durability == .sync, syncFile: syncFile)
         return (log, last, notes)
     }
 
