@@ -80,12 +80,22 @@ public enum JournalBody {
 public protocol JournalBodySource: Sendable {
     /// Calls `body` with the parts (the request body, then its frames), valid only inside it.
     func withJournalParts<Result>(_ body: ([UnsafeRawBufferPointer]) -> Result) -> Result
+
+    /// The record's checksum when it was computed ahead (`JournalChecksumAhead`), once it is done; nil
+    /// (the default) for the log to compute it as it writes the record.
+    var checksumAhead: UInt64? { get }
 }
 
 extension JournalBodySource {
+    public var checksumAhead: UInt64? { nil }
+
     /// The record's bytes, as `JournalBody.joining` makes them.
     func joined() -> [UInt8] {
         withJournalParts { JournalBody.withPieces(of: $0, JournalBody.concatenated) }
     }
 
+    /// The checksum of the record's bytes, as the log stores it beside them.
+    var recordChecksum: UInt64 {
+        withJournalParts { JournalBody.withPieces(of: $0) { Checksum.of(pieces: $0) } }
+    }
 }

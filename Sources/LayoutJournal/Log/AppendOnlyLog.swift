@@ -115,7 +115,7 @@ final class AppendOnlyLog: Sendable {
     private func append<Result>(
         _ write: JournalWrite, pieces: [UnsafeRawBufferPointer], source: (any JournalBodySource)?, atMillis: Int64, then: (LoggedWrite) -> Result
     ) throws(JournalError) -> Result {
-        let checksum = Checksum.of(pieces: pieces)
+        let checksum = source?.checksumAhead ?? Checksum.of(pieces: pieces)
         let bodyBytes = pieces.reduce(0) { $0 + $1.count }
         return try state.withLock { (state: inout State) throws(JournalError) -> Result in
             guard !state.isClosed else { throw JournalError(.writeFailed, "the journal is closing") }

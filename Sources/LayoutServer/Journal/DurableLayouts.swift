@@ -62,9 +62,9 @@ public final class DurableLayouts: Sendable {
 
     /// `reply`, made to wait until `change` is in the journal; if the write fails, the reply becomes
     /// `unavailable` (the change is in memory but not durable, so it is not acknowledged).
-    func journaling(_ change: KeptChange, body: RequestBody?, reply: JobReply, id: RequestID?) -> JobReply {
+    func journaling(_ change: KeptChange, body: JournaledBody?, reply: JobReply, id: RequestID?) -> JobReply {
         let write: JournalWrite
-        let source: RequestBody?
+        let source: JournaledBody?
         switch makeWrite(for: change, body: body) {
         case .success(let made): (write, source) = made
         case .failure(let error):
@@ -114,7 +114,7 @@ public final class DurableLayouts: Sendable {
     /// or a change that follows the key's last write), left in its message (the write's body empty);
     /// a snapshot of the layout where it would not (a change after a failed write; changes grown past
     /// their `prepare`).
-    private func makeWrite(for change: KeptChange, body: RequestBody?) -> Result<(JournalWrite, RequestBody?), WireError> {
+    private func makeWrite(for change: KeptChange, body: JournaledBody?) -> Result<(JournalWrite, JournaledBody?), WireError> {
         switch change {
         case .dropped(let key, let version):
             return .success((.drop(JournalKey(key), version: version), nil))
@@ -131,7 +131,7 @@ public final class DurableLayouts: Sendable {
         }
     }
 
-    private func snapshot(_ key: LayoutKey, version: Int, layout: PreparedLayout) -> Result<(JournalWrite, RequestBody?), WireError> {
+    private func snapshot(_ key: LayoutKey, version: Int, layout: PreparedLayout) -> Result<(JournalWrite, JournaledBody?), WireError> {
         switch SnapshotBody.encode(layout: key.name, input: layout.input, limits: limits) {
         case .success(let writer):
             return .success((.rebuild(JournalKey(key), version: version, epoch: 0, items: layout.itemCount, body: writer.withUnsafeBytes { Array($0) }), nil))

@@ -14,7 +14,7 @@ public struct RequestHandler: JobHandler {
         public var request: Request
         public var caller: Caller
         /// With a journal, a change's body as it came, which the journal keeps to replay it.
-        var body: RequestBody?
+        var body: JournaledBody?
     }
 
     let store: LayoutStore
@@ -43,7 +43,7 @@ public struct RequestHandler: JobHandler {
                 // A namespace the caller may not read orders nothing: the op will fail as unknown.
                 let namespace = request.operation.namespace.flatMap { caller.mayRead($0) ? $0 : nil } ?? caller.namespace
                 let key = request.operation.layoutKey.map { LayoutKey(namespace: namespace, name: $0) }
-                let kept = durable != nil && request.operation.isChange ? body : nil
+                let kept = durable != nil && request.operation.isChange ? JournaledBody(body) : nil
                 return .run(Admitted(request: request, caller: caller, body: kept), key: key?.schedulingKey)
             } catch {
                 let reply = ReplyBody(ReplyEncoder.failure(id: RequestDecoder.requestID(in: bytes), error: error))
