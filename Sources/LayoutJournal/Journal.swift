@@ -115,6 +115,11 @@ public final class Journal: Sendable {
     let onHealthChange: @Sendable (Bool, String?) -> Void
     /// The append-only log in front of SQLite; nil where changes go straight to the database.
     let log: AppendOnlyLog?
+    /// Whether changes are written to the append-only log on the thread that made them.
+    public var writesALog: Bool {
+        log != nil
+    }
+
     /// Whether changes wait for syncs of the log (the log with `sync` durability): `onSync` is told of them.
     public var syncsLog: Bool {
         log != nil && durability == .sync

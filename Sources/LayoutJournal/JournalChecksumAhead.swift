@@ -9,21 +9,30 @@ public final class JournalChecksumAhead: Sendable {
     /// cost about what it saves.
     public static let minimumBytes = 1 << 20
 
+    private let source: any JournalBodySource
     private let done = DispatchGroup()
     private let checksum = Atomic<UInt64>(0)
+    /// Whoever sets this computes the checksum: the other thread, or `value` when it is asked for
+    /// before that thread began (the queue may have no thread free: its threads are the workers').
+    private let claimed = Atomic<Bool>(false)
 
     /// Starts computing the checksum of `source`'s record, which it keeps until then.
     public init(of source: some JournalBodySource) {
+        self.source = source
         done.enter()
-        DispatchQueue.global(qos: .userInitiated).async {
-            self.checksum.store(source.recordChecksum, ordering: .releasing)
-            self.done.leave()
-        }
+        DispatchQueue.global(qos: .userInitiated).async { self.computeIfUnclaimed() }
     }
 
-    /// The checksum, waiting for it if it is still being computed.
+    /// The checksum, waiting for it if another thread is computing it.
     public var value: UInt64 {
+        computeIfUnclaimed()
         done.wait()
         return checksum.load(ordering: .acquiring)
+    }
+
+    private func computeIfUnclaimed() {
+        guard claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        checksum.store(source.recordChecksum, ordering: .releasing)
+        done.leave()
     }
 }

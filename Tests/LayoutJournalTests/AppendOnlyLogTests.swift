@@ -86,7 +86,7 @@ import Testing
         let segment = try #require(try segment(holding: "update two", of: crashed))
         var data = try Data(contentsOf: URL(fileURLWithPath: segment))
         // The last record cut short, as a file the crash left shorter than the write (with `async`
-        // nothing is written ahead of the appends).
+        // the first segment, where these records are, has nothing written ahead of the appends).
         #expect(data.suffix(10) == Data("update two".utf8))
         data.removeLast(4)
         try data.write(to: URL(fileURLWithPath: segment))

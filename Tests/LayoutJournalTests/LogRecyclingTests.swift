@@ -3,9 +3,9 @@ import LayoutTestKit
 import Testing
 @testable import LayoutJournal
 
-/// The log's next segment is made ahead with zeros, from the newest retired segment when there is one:
-/// the appends write over pages the file already has, and nothing of what the reused file held is ever
-/// read back as a record.
+/// The log's next segment is made ahead with zeros, and with `sync` from the newest retired segment
+/// when there is one: the appends write over pages the file already has, and nothing of what a reused
+/// file held is ever read back as a record.
 @Suite struct LogRecyclingTests {
     private let feed = JournalKey(namespace: "", name: "feed")
 
@@ -19,10 +19,15 @@ import Testing
         try log.append(write(text, version: version, padding: padding), source: nil, atMillis: 0) { _ in }
     }
 
-    private func inode(of file: String) throws -> UInt64 {
+    /// The file's device and inode; `descriptor` keeps it open, so the numbers cannot be another's.
+    private func identity(of descriptor: Int32) throws -> [UInt64] {
         var info = stat()
-        try #require(stat(file, &info) == 0)
-        return UInt64(info.st_ino)
+        try #require(fstat(descriptor, &info) == 0)
+        return [UInt64(info.st_dev), UInt64(info.st_ino)]
+    }
+
+    private func length(of file: String) throws -> Int {
+        try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
     }
 
     private func exists(_ file: String) -> Bool {
@@ -39,12 +44,14 @@ import Testing
     @Test func theNewestRetiredSegmentBecomesTheNextOneWithItsBytesZeroed() throws {
         let folder = TemporaryFolder("layoutd-recycle")
         let path = folder.file("j.db")
-        let log = try AppendOnlyLog(path: path, role: .daemon, after: 0, nextLSN: 1, syncsZerosAhead: false)
+        let log = try AppendOnlyLog(path: path, role: .daemon, after: 0, nextLSN: 1, syncsZerosAhead: true)
         for version in 1...3 { try append("old \(version)", version: version, padding: 100_000, to: log) }
         try log.rotate()
         let first = path + "-log.1"
-        let firstInode = try inode(of: first)
-        let firstLength = try #require(try FileManager.default.attributesOfItem(atPath: first)[.size] as? Int)
+        let held = open(first, O_RDONLY)
+        try #require(held >= 0)
+        defer { _ = close(held) }
+        let firstIdentity = try identity(of: held)
 
         // Its records are all in the database: kept under its own name until the next segment is made.
         log.retire(through: 3)
@@ -52,9 +59,13 @@ import Testing
         log.prepareSpare()
         let spare = path + "-log.3"
         #expect(!exists(first))
-        #expect(try inode(of: spare) == firstInode, "the spare is the retired file, not a new one")
+        let opened = open(spare, O_RDONLY)
+        try #require(opened >= 0)
+        defer { _ = close(opened) }
+        #expect(try identity(of: opened) == firstIdentity, "the spare is the retired file, not a new one")
+        // Zeros for twice what the last segment took (300 KB), at least 1 MiB.
         let data = try Data(contentsOf: URL(fileURLWithPath: spare))
-        #expect(data.count >= firstLength)
+        #expect(data.count == AppendOnlyLog.headerBytes + AppendOnlyLog.minimumPrefill)
         #expect(data.prefix(7) == Data("LDJLOG1".utf8))
         #expect(data.dropFirst(AppendOnlyLog.headerBytes).allSatisfy { $0 == 0 }, "nothing of the old records is left")
 
@@ -72,7 +83,7 @@ import Testing
     @Test func aSegmentKeptForReuseWhenACrashCameIsSkippedByTheReplay() throws {
         let folder = TemporaryFolder("layoutd-recycle")
         let path = folder.file("j.db")
-        let log = try AppendOnlyLog(path: path, role: .daemon, after: 0, nextLSN: 1, syncsZerosAhead: false)
+        let log = try AppendOnlyLog(path: path, role: .daemon, after: 0, nextLSN: 1, syncsZerosAhead: true)
         for version in 1...3 { try append("old \(version)", version: version, to: log) }
         try log.rotate()
         log.retire(through: 3)
@@ -96,17 +107,33 @@ import Testing
         #expect(try logSegments(of: path).isEmpty)
     }
 
-    @Test func anAsyncLogsNextSegmentHasZerosAheadTwiceWhatTheLastOneTook() throws {
+    /// With `async` the zeros ahead are never synced, so a reused file's old bytes could come back after
+    /// a power cut where they did not reach the disk: new files only, and the zeros cut from a segment
+    /// as it is left, so that its sync writes its records alone.
+    @Test func anAsyncLogHasZerosAheadInNewFilesAndLeavesThemOffTheDisk() throws {
         let folder = TemporaryFolder("layoutd-recycle")
         let path = folder.file("j.db")
         let log = try AppendOnlyLog(path: path, role: .daemon, after: 0, nextLSN: 1, syncsZerosAhead: false)
         defer { log.close(removing: true) }
         try append("a large change", version: 1, padding: 1_500_000, to: log)
         try log.rotate()
-        let left = try #require(try FileManager.default.attributesOfItem(atPath: path + "-log.1")[.size] as? Int)
+        let left = try length(of: path + "-log.1")
         log.prepareSpare()
         let spare = try Data(contentsOf: URL(fileURLWithPath: path + "-log.3"))
-        #expect(spare.count >= 2 * (left - AppendOnlyLog.headerBytes))
+        #expect(spare.count == AppendOnlyLog.headerBytes + 2 * left)
         #expect(spare.dropFirst(AppendOnlyLog.headerBytes).allSatisfy { $0 == 0 })
+
+        // Segment 3, the one with zeros ahead, is left with its record alone; the retired segments are
+        // deleted, not kept for reuse.
+        try append("a small change", version: 2, to: log)
+        try log.rotate()
+        try append("another", version: 3, to: log)
+        try log.rotate()
+        let records = try recovered(path)
+        #expect(records.map(\.lsn) == [1, 2, 3])
+        let third = try #require(records.last)
+        #expect(try length(of: path + "-log.3") == AppendOnlyLog.headerBytes + LogRecord.header(of: third).count + third.write.body.count)
+        log.retire(through: 3)
+        #expect(try logSegments(of: path) == [path + "-log.4"])
     }
 }

@@ -230,6 +230,9 @@ final class AppendOnlyLog: Sendable {
                 return state.current
             }
             guard let left else { return }
+            // With `async` the zeros ahead were never synced: cut, they are never written to the disk
+            // (they only gave the appends pages the file had), and the sync writes the records alone.
+            if !syncsZerosAhead && left.length > left.size { _ = ftruncate(left.descriptor, off_t(left.size)) }
             let synced = syncFile(left.descriptor) == 0
             let failure = synced ? nil : "\(path(left.number)): fdatasync failed: \(String(cString: strerror(errno)))"
             close(left.descriptor)
@@ -242,15 +245,16 @@ final class AppendOnlyLog: Sendable {
     /// took (from 1 to 128 MiB): the appends then write over pages the file already has in the page
     /// cache. On the development VM, whose balloon reports free pages to the host so that a page the
     /// guest takes again costs a host fault, 8 MB appended into fresh page cache took 11–16 ms, against
-    /// 0.7 ms over cached pages (docs/BENCHMARKS.md, "Fresh pages on the development VM").
+    /// 0.7 ms over cached pages (docs/BENCHMARKS.md, "Fresh pages on the development VM"). Small `async`
+    /// updates: 0.91–0.92 of `none` with the zeros ahead, 0.88–0.90 without, in alternating runs.
     ///
-    /// The segment `retire` kept is reused when there is one: zeroed where it is, over pages most likely
-    /// still cached, so its zeros cost a copy, not fresh memory (`async` updates 0.87–0.88 of `none`
-    /// with the zeros ahead, 0.87–0.92 without, in alternating runs).
-    ///
-    /// With `syncsZerosAhead` the zeros are synced too: an `fdatasync` of appends over zeros already on
-    /// the disk has no new file length to write (92 µs against 135 µs a sync; `sync`/`none` updates
-    /// 0.65–0.66 against 0.57–0.63). Best effort: a full disk leaves it shorter, and appends still work.
+    /// With `syncsZerosAhead` the zeros are synced before the segment is used: an `fdatasync` of appends
+    /// over zeros already on the disk has no new file length to write (92 µs against 135 µs a sync;
+    /// `sync`/`none` updates 0.65–0.66 against 0.57–0.63), and the segment `retire` kept is reused
+    /// (zeroed where it is, over pages most likely still cached). Without, zeros that never reached the
+    /// disk read back as zeros after a power cut, as a new file's do, but a reused file's old bytes
+    /// could come back: it is never reused. Best effort: a full disk leaves it shorter, and appends
+    /// still work.
     func prepareSpare() {
         let wanted = state.withLock { state -> (number: Int, bytes: Int, recycled: Int?)? in
             guard !state.isClosed, state.spare == nil else { return nil }
@@ -261,7 +265,7 @@ final class AppendOnlyLog: Sendable {
         guard let wanted else { return }
         var made: Segment?
         if let recycled = wanted.recycled {
-            made = try? Self.recycle(path(recycled), as: wanted.number, path: path, role: role, prefill: wanted.bytes, syncs: syncsZerosAhead)
+            made = try? Self.recycle(path(recycled), as: wanted.number, path: path, role: role, prefill: wanted.bytes)
             if made == nil { unlink(path(recycled)) }
         }
         if made == nil { made = try? Self.create(number: wanted.number, path: path, role: role, prefill: wanted.bytes, syncs: syncsZerosAhead) }
@@ -280,14 +284,15 @@ final class AppendOnlyLog: Sendable {
     static let minimumPrefill = 1 << 20
     static let maximumPrefill = 128 << 20
 
-    /// Deletes the segments left by `rotate` whose records are all durable in SQLite (up to `lsn`),
-    /// but the newest of them, kept for `prepareSpare` to reuse. Until then its records, all durable,
-    /// are skipped by a replay (their lsns are SQLite's already).
+    /// Deletes the segments left by `rotate` whose records are all durable in SQLite (up to `lsn`);
+    /// with `syncsZerosAhead`, but the newest of them when no spare is made yet, kept for
+    /// `prepareSpare` to reuse. Until then its records, all durable, are skipped by a replay (their
+    /// lsns are SQLite's already).
     func retire(through lsn: UInt64) {
         let deletable = state.withLock { state -> [Int] in
             let numbers = state.retiring.filter { $0.lastLSN <= lsn }.map(\.number)
             state.retiring.removeAll { $0.lastLSN <= lsn }
-            guard let newest = numbers.max(), !state.isClosed else { return numbers }
+            guard syncsZerosAhead, let newest = numbers.max(), !state.isClosed, state.spare == nil else { return numbers }
             defer { state.recyclable = newest }
             return numbers.filter { $0 != newest } + (state.recyclable.map { [$0] } ?? [])
         }
@@ -380,26 +385,34 @@ final class AppendOnlyLog: Sendable {
         return Segment(number: number, descriptor: descriptor, size: headerBytes, length: length, lastLSN: 0)
     }
 
-    /// Makes the retired segment `file` the segment `number`: zeros over everything past its header (it
-    /// is cut to `maximumPrefill` first), then on to `prefill` where it is shorter (as far as the disk
-    /// allows), synced with `syncs`, then the new name. Its records are all in SQLite: a crash part-way
-    /// leaves them under the old name, where a replay skips them (their lsns are SQLite's already), and
-    /// what is renamed reads as an empty segment with zeros ahead, as `create`'s does.
-    private static func recycle(_ file: String, as number: Int, path: String, role: JournalRole, prefill: Int, syncs: Bool) throws(JournalError) -> Segment {
+    /// Makes the retired segment `file` the segment `number` (for `syncsZerosAhead`): cut to `prefill`
+    /// past its header, zeros over what it keeps, from its end back (a crash part-way leaves whole
+    /// records, then zeros), then on to `prefill` as far as the disk allows; synced; then the new name.
+    /// Its records are all in SQLite: a crash before the rename leaves them under the old name, where a
+    /// replay skips them (their lsns are SQLite's already); after it, the file reads as an empty segment
+    /// with zeros ahead, as `create`'s does, since the zeros were on the disk before the name.
+    private static func recycle(_ file: String, as number: Int, path: String, role: JournalRole, prefill: Int) throws(JournalError) -> Segment {
         let descriptor = open(file, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw JournalError(.writeFailed, "\(file): cannot reuse: \(String(cString: strerror(errno)))")
         }
         var info = stat()
-        let kept = max(headerBytes, fstat(descriptor, &info) == 0 ? min(Int(info.st_size), headerBytes + maximumPrefill) : 0)
-        guard ftruncate(descriptor, off_t(kept)) == 0, writeHeader(to: descriptor, role: role),
-              writeZeros(to: descriptor, from: headerBytes, to: kept) == kept else {
+        let end = headerBytes + prefill
+        let kept = max(headerBytes, fstat(descriptor, &info) == 0 ? min(Int(info.st_size), end) : 0)
+        let chunk = 1 << 20
+        var zeroed = kept
+        while zeroed > headerBytes {
+            let from = max(headerBytes, zeroed - chunk)
+            guard writeZeros(to: descriptor, from: from, to: zeroed) == zeroed else { break }
+            zeroed = from
+        }
+        guard zeroed == headerBytes, ftruncate(descriptor, off_t(kept)) == 0, writeHeader(to: descriptor, role: role) else {
             let reason = String(cString: strerror(errno))
             _ = Glibc.close(descriptor)
             throw JournalError(.writeFailed, "\(file): cannot reuse: \(reason)")
         }
-        let length = writeZeros(to: descriptor, from: kept, to: max(kept, headerBytes + prefill))
-        guard !syncs || fdatasync(descriptor) == 0, rename(file, segmentPath(path, number: number)) == 0 else {
+        let length = writeZeros(to: descriptor, from: kept, to: end)
+        guard fdatasync(descriptor) == 0, rename(file, segmentPath(path, number: number)) == 0 else {
             let reason = String(cString: strerror(errno))
             _ = Glibc.close(descriptor)
             throw JournalError(.writeFailed, "\(file): cannot reuse: \(reason)")

@@ -7,9 +7,11 @@ struct JournaledBody: JournalBodySource {
     let request: RequestBody
     private let ahead: JournalChecksumAhead?
 
-    init(_ request: RequestBody) {
+    /// - Parameter logged: whether the journal writes a log (`Journal.writesALog`), the one thing that
+    ///   takes the checksum on the reply path.
+    init(_ request: RequestBody, logged: Bool) {
         self.request = request
-        ahead = request.totalCount >= JournalChecksumAhead.minimumBytes ? JournalChecksumAhead(of: request) : nil
+        ahead = logged && request.totalCount >= JournalChecksumAhead.minimumBytes ? JournalChecksumAhead(of: request) : nil
     }
 
     var totalCount: Int { request.totalCount }

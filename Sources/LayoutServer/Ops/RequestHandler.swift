@@ -43,7 +43,7 @@ public struct RequestHandler: JobHandler {
                 // A namespace the caller may not read orders nothing: the op will fail as unknown.
                 let namespace = request.operation.namespace.flatMap { caller.mayRead($0) ? $0 : nil } ?? caller.namespace
                 let key = request.operation.layoutKey.map { LayoutKey(namespace: namespace, name: $0) }
-                let kept = durable != nil && request.operation.isChange ? JournaledBody(body) : nil
+                let kept = request.operation.isChange ? durable.map { JournaledBody(body, logged: $0.journal.writesALog) } : nil
                 return .run(Admitted(request: request, caller: caller, body: kept), key: key?.schedulingKey)
             } catch {
                 let reply = ReplyBody(ReplyEncoder.failure(id: RequestDecoder.requestID(in: bytes), error: error))
