@@ -80,6 +80,45 @@ import Testing
         #expect(records.map { String(decoding: $0.write.body, as: UTF8.self) } == ["new 4", "new 5"])
     }
 
+    /// A segment zeroed far ahead for a burst is cut back to the zeros the next one needs when reused.
+    @Test func aReusedSegmentIsCutToTheZerosWanted() throws {
+        let folder = TemporaryFolder("layoutd-recycle")
+        let path = folder.file("j.db")
+        let log = try AppendOnlyLog(path: path, role: .daemon, after: 0, nextLSN: 1, syncsZerosAhead: true)
+        defer { log.close(removing: true) }
+        try append("a burst", version: 1, padding: 3_000_000, to: log)
+        log.prepareSpare()
+        try log.rotate()
+        // Segment 2 has zeros for twice the burst, and takes one small change.
+        #expect(try length(of: path + "-log.2") > 6_000_000)
+        try append("a small change", version: 2, to: log)
+        log.prepareSpare()
+        try log.rotate()
+        log.retire(through: 2)
+        let second = open(path + "-log.2", O_RDONLY)
+        try #require(second >= 0)
+        defer { _ = close(second) }
+        let secondIdentity = try identity(of: second)
+        log.prepareSpare()
+        let reused = open(path + "-log.4", O_RDONLY)
+        try #require(reused >= 0)
+        defer { _ = close(reused) }
+        #expect(try identity(of: reused) == secondIdentity)
+        #expect(try length(of: path + "-log.4") == AppendOnlyLog.headerBytes + AppendOnlyLog.minimumPrefill)
+    }
+
+    @Test func noSegmentIsKeptWhenTheNextOneIsMadeAlready() throws {
+        let folder = TemporaryFolder("layoutd-recycle")
+        let path = folder.file("j.db")
+        let log = try AppendOnlyLog(path: path, role: .daemon, after: 0, nextLSN: 1, syncsZerosAhead: true)
+        defer { log.close(removing: true) }
+        try append("a change", version: 1, to: log)
+        try log.rotate()
+        log.prepareSpare()
+        log.retire(through: 1)
+        #expect(try logSegments(of: path) == [path + "-log.2", path + "-log.3"])
+    }
+
     @Test func aSegmentKeptForReuseWhenACrashCameIsSkippedByTheReplay() throws {
         let folder = TemporaryFolder("layoutd-recycle")
         let path = folder.file("j.db")
@@ -135,5 +174,20 @@ import Testing
         #expect(try length(of: path + "-log.3") == AppendOnlyLog.headerBytes + LogRecord.header(of: third).count + third.write.body.count)
         log.retire(through: 3)
         #expect(try logSegments(of: path) == [path + "-log.4"])
+    }
+
+    @Test func anAsyncLogLeftForTheNextStartHoldsItsRecordsAlone() throws {
+        let folder = TemporaryFolder("layoutd-recycle")
+        let path = folder.file("j.db")
+        let log = try AppendOnlyLog(path: path, role: .daemon, after: 0, nextLSN: 1, syncsZerosAhead: false)
+        try append("a change", version: 1, to: log)
+        log.prepareSpare()
+        try log.rotate()
+        try append("the last change", version: 2, to: log)
+        #expect(try length(of: path + "-log.2") > AppendOnlyLog.minimumPrefill, "zeros ahead")
+        log.close(removing: false)
+        let last = try #require(try recovered(path).last)
+        #expect(last.lsn == 2)
+        #expect(try length(of: path + "-log.2") == AppendOnlyLog.headerBytes + LogRecord.header(of: last).count + last.write.body.count)
     }
 }

@@ -132,9 +132,10 @@ import ZeroMQ
 
         let reference = try TestDaemon(.single)
         for key in keys {
-            let answer = try standbyClient.call(#"{"op":"query","layout":"\#(key)","rect":{"x":0,"y":0,"width":1000,"height":100000}}"#).result
+            let reply = try standbyClient.call(#"{"op":"query","layout":"\#(key)","rect":{"x":0,"y":0,"width":1000,"height":100000}}"#)
+            let answer = reply.result
             let version = answer["version"] as? Int ?? -1
-            #expect(version >= acknowledged[key] ?? 0, "\(key): acknowledged \(acknowledged[key] ?? 0), answered \(version)")
+            #expect(version >= acknowledged[key] ?? 0, "\(key): acknowledged \(acknowledged[key] ?? 0), answered \(version): \(reply["error"] ?? "no error")")
             #expect(version <= (sent[key]?.count ?? 0) + 1)
             #expect(try reference.call(Self.prepareBody(key)).ok)
             for change in (sent[key] ?? []).prefix(max(0, version - 1)) { #expect(try reference.call(change).ok) }

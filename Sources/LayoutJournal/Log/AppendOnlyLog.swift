@@ -341,7 +341,11 @@ final class AppendOnlyLog: Sendable {
             close(spare.descriptor)
             unlink(path(spare.number))
         }
-        if !removing { _ = fdatasync(current.descriptor) }
+        if !removing {
+            // As `rotate` leaves a segment: the zeros ahead that `async` never syncs are not synced now.
+            if !syncsZerosAhead && current.length > current.size { _ = ftruncate(current.descriptor, off_t(current.size)) }
+            _ = fdatasync(current.descriptor)
+        }
         close(current.descriptor)
         guard removing else { return }
         for number in retiring + [current.number] { unlink(path(number)) }
@@ -386,8 +390,9 @@ final class AppendOnlyLog: Sendable {
     }
 
     /// Makes the retired segment `file` the segment `number` (for `syncsZerosAhead`): cut to `prefill`
-    /// past its header, zeros over what it keeps, from its end back (a crash part-way leaves whole
-    /// records, then zeros), then on to `prefill` as far as the disk allows; synced; then the new name.
+    /// past its header, zeros over what it keeps, from its end back (a process that dies part-way leaves
+    /// whole records, then zeros), then on to `prefill` as far as the disk allows; synced; then the new
+    /// name.
     /// Its records are all in SQLite: a crash before the rename leaves them under the old name, where a
     /// replay skips them (their lsns are SQLite's already); after it, the file reads as an empty segment
     /// with zeros ahead, as `create`'s does, since the zeros were on the disk before the name.
@@ -400,13 +405,13 @@ final class AppendOnlyLog: Sendable {
         let end = headerBytes + prefill
         let kept = max(headerBytes, fstat(descriptor, &info) == 0 ? min(Int(info.st_size), end) : 0)
         let chunk = 1 << 20
-        var zeroed = kept
+        var zeroed = ftruncate(descriptor, off_t(kept)) == 0 ? kept : -1
         while zeroed > headerBytes {
             let from = max(headerBytes, zeroed - chunk)
             guard writeZeros(to: descriptor, from: from, to: zeroed) == zeroed else { break }
             zeroed = from
         }
-        guard zeroed == headerBytes, ftruncate(descriptor, off_t(kept)) == 0, writeHeader(to: descriptor, role: role) else {
+        guard zeroed == headerBytes, writeHeader(to: descriptor, role: role) else {
             let reason = String(cString: strerror(errno))
             _ = Glibc.close(descriptor)
             throw JournalError(.writeFailed, "\(file): cannot reuse: \(reason)")
