@@ -230,8 +230,8 @@ final class AppendOnlyLog: Sendable {
                 return state.current
             }
             guard let left else { return }
-            // With `async` the zeros ahead were never synced: cut, they are never written to the disk
-            // (they only gave the appends pages the file had), and the sync writes the records alone.
+            // With `async` the zeros ahead were never synced (they only gave the appends pages the file
+            // had): cut, so that the sync writes the records alone.
             if !syncsZerosAhead && left.length > left.size { _ = ftruncate(left.descriptor, off_t(left.size)) }
             let synced = syncFile(left.descriptor) == 0
             let failure = synced ? nil : "\(path(left.number)): fdatasync failed: \(String(cString: strerror(errno)))"
@@ -392,10 +392,9 @@ final class AppendOnlyLog: Sendable {
     /// Makes the retired segment `file` the segment `number` (for `syncsZerosAhead`): cut to `prefill`
     /// past its header, zeros over what it keeps, from its end back (a process that dies part-way leaves
     /// whole records, then zeros), then on to `prefill` as far as the disk allows; synced; then the new
-    /// name.
-    /// Its records are all in SQLite: a crash before the rename leaves them under the old name, where a
-    /// replay skips them (their lsns are SQLite's already); after it, the file reads as an empty segment
-    /// with zeros ahead, as `create`'s does, since the zeros were on the disk before the name.
+    /// name. Its records are all in SQLite: a crash before the rename leaves them under the old name,
+    /// where a replay skips them (their lsns are SQLite's already); after it, the file reads as an empty
+    /// segment with zeros ahead, as `create`'s does, since the zeros were on the disk before the name.
     private static func recycle(_ file: String, as number: Int, path: String, role: JournalRole, prefill: Int) throws(JournalError) -> Segment {
         let descriptor = open(file, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
