@@ -9,6 +9,17 @@ import Testing
 @Suite struct LogRecyclingTests {
     private let feed = JournalKey(namespace: "", name: "feed")
 
+    /// A new log of the journal `j.db` in `folder`: the journal's path, and the log.
+    private func newLog(in folder: TemporaryFolder, syncsZerosAhead: Bool) throws -> (path: String, log: AppendOnlyLog) {
+        let path = folder.file("j.db")
+        return (path, try AppendOnlyLog(path: path, role: .daemon, after: 0, nextLSN: 1, syncsZerosAhead: syncsZerosAhead))
+    }
+
+    /// The length of a segment holding `record` alone, nothing after it.
+    private func segmentLength(holdingOnly record: LoggedWrite) -> Int {
+        AppendOnlyLog.headerBytes + LogRecord.header(of: record).count + record.write.body.count
+    }
+
     /// `feed`'s write at `version` (its prepare at 1, a change after), its body `text` and `padding` dots.
     private func write(_ text: String, version: Int, padding: Int = 0) -> JournalWrite {
         let body = Array(text.utf8) + [UInt8](repeating: UInt8(ascii: "."), count: padding)
@@ -43,8 +54,7 @@ import Testing
 
     @Test func theNewestRetiredSegmentBecomesTheNextOneWithItsBytesZeroed() throws {
         let folder = TemporaryFolder("layoutd-recycle")
-        let path = folder.file("j.db")
-        let log = try AppendOnlyLog(path: path, role: .daemon, after: 0, nextLSN: 1, syncsZerosAhead: true)
+        let (path, log) = try newLog(in: folder, syncsZerosAhead: true)
         for version in 1...3 { try append("old \(version)", version: version, padding: 100_000, to: log) }
         try log.rotate()
         let first = path + "-log.1"
@@ -83,8 +93,7 @@ import Testing
     /// A segment zeroed far ahead for a burst is cut back to the zeros the next one needs when reused.
     @Test func aReusedSegmentIsCutToTheZerosWanted() throws {
         let folder = TemporaryFolder("layoutd-recycle")
-        let path = folder.file("j.db")
-        let log = try AppendOnlyLog(path: path, role: .daemon, after: 0, nextLSN: 1, syncsZerosAhead: true)
+        let (path, log) = try newLog(in: folder, syncsZerosAhead: true)
         defer { log.close(removing: true) }
         try append("a burst", version: 1, padding: 3_000_000, to: log)
         log.prepareSpare()
@@ -109,8 +118,7 @@ import Testing
 
     @Test func noSegmentIsKeptWhenTheNextOneIsMadeAlready() throws {
         let folder = TemporaryFolder("layoutd-recycle")
-        let path = folder.file("j.db")
-        let log = try AppendOnlyLog(path: path, role: .daemon, after: 0, nextLSN: 1, syncsZerosAhead: true)
+        let (path, log) = try newLog(in: folder, syncsZerosAhead: true)
         defer { log.close(removing: true) }
         try append("a change", version: 1, to: log)
         try log.rotate()
@@ -121,8 +129,7 @@ import Testing
 
     @Test func aSegmentKeptForReuseWhenACrashCameIsSkippedByTheReplay() throws {
         let folder = TemporaryFolder("layoutd-recycle")
-        let path = folder.file("j.db")
-        let log = try AppendOnlyLog(path: path, role: .daemon, after: 0, nextLSN: 1, syncsZerosAhead: true)
+        let (path, log) = try newLog(in: folder, syncsZerosAhead: true)
         for version in 1...3 { try append("old \(version)", version: version, to: log) }
         try log.rotate()
         log.retire(through: 3)
@@ -151,8 +158,7 @@ import Testing
     /// as it is left, so that its sync writes its records alone.
     @Test func anAsyncLogHasZerosAheadInNewFilesAndLeavesThemOffTheDisk() throws {
         let folder = TemporaryFolder("layoutd-recycle")
-        let path = folder.file("j.db")
-        let log = try AppendOnlyLog(path: path, role: .daemon, after: 0, nextLSN: 1, syncsZerosAhead: false)
+        let (path, log) = try newLog(in: folder, syncsZerosAhead: false)
         defer { log.close(removing: true) }
         try append("a large change", version: 1, padding: 1_500_000, to: log)
         try log.rotate()
@@ -171,15 +177,14 @@ import Testing
         let records = try recovered(path)
         #expect(records.map(\.lsn) == [1, 2, 3])
         let third = try #require(records.last)
-        #expect(try length(of: path + "-log.3") == AppendOnlyLog.headerBytes + LogRecord.header(of: third).count + third.write.body.count)
+        #expect(try length(of: path + "-log.3") == segmentLength(holdingOnly: third))
         log.retire(through: 3)
         #expect(try logSegments(of: path) == [path + "-log.4"])
     }
 
     @Test func anAsyncLogLeftForTheNextStartHoldsItsRecordsAlone() throws {
         let folder = TemporaryFolder("layoutd-recycle")
-        let path = folder.file("j.db")
-        let log = try AppendOnlyLog(path: path, role: .daemon, after: 0, nextLSN: 1, syncsZerosAhead: false)
+        let (path, log) = try newLog(in: folder, syncsZerosAhead: false)
         try append("a change", version: 1, to: log)
         log.prepareSpare()
         try log.rotate()
@@ -188,6 +193,6 @@ import Testing
         log.close(removing: false)
         let last = try #require(try recovered(path).last)
         #expect(last.lsn == 2)
-        #expect(try length(of: path + "-log.2") == AppendOnlyLog.headerBytes + LogRecord.header(of: last).count + last.write.body.count)
+        #expect(try length(of: path + "-log.2") == segmentLength(holdingOnly: last))
     }
 }
