@@ -401,6 +401,65 @@ struct PostgresJournalTests {
         try storage.probe()
     }
 
+    /// Statements prepared on the storage's own connection, as its session sees them.
+    private func preparedStatements(of storage: PostgresJournalStorage) throws -> Int64 {
+        try storage.session.withConnection(failing: .unreadable) { link throws(JournalError) -> Int64 in
+            guard let row = try link.query("SELECT count(*) FROM pg_prepared_statements").first else { return -1 }
+            return try link.decode(row, as: (Int64).self)
+        }
+    }
+
+    private func changes(of key: JournalKey, versions: ClosedRange<Int>) -> [JournalWrite] {
+        versions.map { .change(key, version: $0, items: 1, body: bytes("change \($0)")) }
+    }
+
+    @Test func aRunOfChangesIsPreparedOnceAConnectionAndAgainAfterAReconnect() throws {
+        let server = try PostgresServer()
+        defer { withExtendedLifetime(server) {} }
+        let storage = try PostgresJournalStorage(url: server.url, role: .daemon, durability: .sync)
+        let key = JournalKey(namespace: "ns", name: "feed")
+        try storage.write([.rebuild(key, version: 1, epoch: 0, items: 1, body: bytes("prepare"))], atMillis: 1_000)
+        try storage.write(changes(of: key, versions: 2...3), atMillis: 2_000)
+        // The run of changes and the check behind it, prepared once and then run by name.
+        #expect(try preparedStatements(of: storage) == 2)
+        try storage.write(changes(of: key, versions: 4...6), atMillis: 3_000)
+        #expect(try preparedStatements(of: storage) == 2)
+
+        // The server ends the storage's connection: the next connection prepares them again.
+        try execute(server.url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database()")
+        do {
+            try storage.write(changes(of: key, versions: 7...7), atMillis: 4_000)
+        } catch {
+            // The write that finds the connection gone fails; the next connects again.
+            try storage.write(changes(of: key, versions: 7...7), atMillis: 4_000)
+        }
+        try storage.write(changes(of: key, versions: 8...9), atMillis: 5_000)
+        #expect(try preparedStatements(of: storage) == 2)
+        #expect(storage.session.preparesStatements)
+        #expect(try storage.recipe(for: key)?.bodies == [bytes("prepare")] + (2...9).map { bytes("change \($0)") })
+        #expect(try storage.loadKeys().first?.version == 9)
+    }
+
+    @Test func statementsTheServerLostAreSentWithTheirSQLFromThenOn() throws {
+        let server = try PostgresServer()
+        defer { withExtendedLifetime(server) {} }
+        let storage = try PostgresJournalStorage(url: server.url, role: .daemon, durability: .sync)
+        let key = JournalKey(namespace: "ns", name: "feed")
+        try storage.write([.rebuild(key, version: 1, epoch: 0, items: 1, body: bytes("prepare"))], atMillis: 1_000)
+        try storage.write(changes(of: key, versions: 2...3), atMillis: 2_000)
+        #expect(try preparedStatements(of: storage) == 2)
+
+        // What a pooler in transaction mode does to a client's prepared statements: they are gone
+        // from the server connection its next transaction gets.
+        try storage.session.withConnection(failing: .writeFailed) { link throws(JournalError) in _ = try link.query("DEALLOCATE ALL") }
+        try storage.write(changes(of: key, versions: 4...5), atMillis: 3_000)
+        #expect(!storage.session.preparesStatements)
+        try storage.write(changes(of: key, versions: 6...6), atMillis: 4_000)
+        #expect(try preparedStatements(of: storage) == 0)
+        #expect(try storage.recipe(for: key)?.bodies == [bytes("prepare")] + (2...6).map { bytes("change \($0)") })
+        #expect(try storage.loadKeys().first?.version == 6)
+    }
+
     @Test func urlsAreTakenApartAsLibpqDoes() throws {
         let plain = try PostgresURL("postgres://layoutd@127.0.0.1:5433/journal")
         #expect(plain.host == "127.0.0.1" && plain.port == 5433 && plain.user == "layoutd" && plain.database == "journal")

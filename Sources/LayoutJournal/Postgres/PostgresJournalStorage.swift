@@ -12,7 +12,8 @@ import PostgresNIO
 /// so COMMIT answers once the commit is flushed to the server's disk; `async` sets it `off`: COMMIT
 /// answers before the flush, and `makeDurable` then flushes every commit before it (see there).
 final class PostgresJournalStorage: LoggedJournalStorage {
-    private let session: PostgresSession
+    /// Internal, not private: tests look at the statements its connection has prepared.
+    let session: PostgresSession
     private let durability: JournalDurability
     /// The broker lease's epoch this writer holds (`BrokerLease`); nil for a journal without a lease.
     private let fencingEpoch: UInt64?
@@ -89,11 +90,13 @@ final class PostgresJournalStorage: LoggedJournalStorage {
             // the second is what says the first is committed (with `sync`, on the server's disk). The
             // second is true only when its own transaction has written nothing, so that a session left
             // inside a transaction block by mistake could never pass a commit not made for one made.
-            let query = Self.statement(forChanges: batch[...], logPosition: logPosition)
+            // Both statements are prepared once a connection: parsing and planning the first cost the
+            // server about a third of its time a commit.
+            let statements = [try Self.statement(forChanges: batch[...], logPosition: logPosition), try PreparedStatement(Self.committedCheck, [])]
             try session.withConnection(failing: .writeFailed) { link throws(JournalError) in
-                let answers = try link.pipeline([query, "SELECT txid_current_if_assigned() IS NULL"])
+                let answers = try link.run(statements)
                 var committed = false
-                if let row = answers.last?.first { committed = try link.decode(row, as: (Bool).self) }
+                if let row = answers.last?.first { committed = try link.decode(row, as: (String).self) == "committed" }
                 guard committed else {
                     // Whatever the open transaction holds goes, and the connection's next use starts clean.
                     link.rollBack()
@@ -124,7 +127,7 @@ final class PostgresJournalStorage: LoggedJournalStorage {
                 continue
             }
             let run = batch[next...].prefix { $0.write.isChange }
-            queries += Self.chunks(of: run, atMost: statementBytes).map { Self.statement(forChanges: $0) }
+            for chunk in Self.chunks(of: run, atMost: statementBytes) { queries.append(try Self.statement(forChanges: chunk).query) }
             next = run.endIndex
         }
         if let logPosition {
@@ -200,11 +203,17 @@ final class PostgresJournalStorage: LoggedJournalStorage {
         return chunks
     }
 
+    /// Whether the statement before it committed: `committed` only outside a transaction that wrote.
+    /// Text, not a boolean: postgres-nio (1.33) marks the rows of a statement prepared with
+    /// `prepare(query:)` as text although it asks for them in binary, and text reads the same in both.
+    private static let committedCheck = "SELECT CASE WHEN txid_current_if_assigned() IS NULL THEN 'committed' ELSE 'open' END"
+
     /// A run of changes in one statement, whatever its length: their bodies inserted from arrays, and
     /// each key's row updated once (and, given `logPosition`, the log's position recorded). With two
     /// statements a change, a group commit of 32 changes cost the server 66 statements to parse, plan and
-    /// run, and an `async` second's batch of 20,000 changes, 40,000.
-    private static func statement(forChanges run: ArraySlice<LoggedWrite>, logPosition: UInt64? = nil) -> PostgresQuery {
+    /// run, and an `async` second's batch of 20,000 changes, 40,000. Its SQL is the same for every run,
+    /// so that it can be prepared once.
+    private static func statement(forChanges run: ArraySlice<LoggedWrite>, logPosition: UInt64? = nil) throws(JournalError) -> PreparedStatement {
         var namespaces: [String] = [], names: [String] = [], versions: [Int64] = [], checksums: [Int64] = []
         var bodies: [ByteBuffer] = []
         for logged in run {
@@ -216,26 +225,31 @@ final class PostgresJournalStorage: LoggedJournalStorage {
             bodies.append(ByteBuffer(bytes: body))
         }
         let rows = RowChanges(run)
-        let position = logPosition.map { String($0) }
-        // A key changed twice in the run is one row of `c`: an UPDATE … FROM takes one row per target.
-        // The three parts touch three tables, so that running them on one snapshot changes nothing.
-        return """
-            WITH inserted AS (
-                INSERT INTO bodies(namespace, name, version, checksum, body)
-                SELECT * FROM unnest(\(namespaces), \(names), \(versions), \(checksums), \(bodies))
-            ), updated AS (
-                UPDATE layouts SET version = c.version, items = c.items, changed_at = c.changed_at,
-                change_bytes = layouts.change_bytes + c.bytes, changes = layouts.changes + c.count
-                FROM unnest(\(rows.namespaces), \(rows.names), \(rows.versions), \(rows.items), \(rows.changedAt), \(rows.bytes), \(rows.counts))
-                AS c(namespace, name, version, items, changed_at, bytes, count)
-                WHERE layouts.namespace = c.namespace AND layouts.name = c.name
-            ), logged AS (
-                INSERT INTO journal_meta(name, value) SELECT 'log_lsn', p.value FROM (SELECT \(position)::text AS value) p
-                WHERE p.value IS NOT NULL ON CONFLICT(name) DO UPDATE SET value = EXCLUDED.value
-            )
-            SELECT 1
-            """
+        return try PreparedStatement(changesSQL, [
+            namespaces, names, versions, checksums, bodies,
+            rows.namespaces, rows.names, rows.versions, rows.items, rows.changedAt, rows.bytes, rows.counts,
+            logPosition.map { String($0) },
+        ])
     }
+
+    /// A key changed twice in the run is one row of `c`: an UPDATE … FROM takes one row per target.
+    /// The three parts touch three tables, so that running them on one snapshot changes nothing.
+    private static let changesSQL = """
+        WITH inserted AS (
+            INSERT INTO bodies(namespace, name, version, checksum, body)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bytea[])
+        ), updated AS (
+            UPDATE layouts SET version = c.version, items = c.items, changed_at = c.changed_at,
+            change_bytes = layouts.change_bytes + c.bytes, changes = layouts.changes + c.count
+            FROM unnest($6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[])
+            AS c(namespace, name, version, items, changed_at, bytes, count)
+            WHERE layouts.namespace = c.namespace AND layouts.name = c.name
+        ), logged AS (
+            INSERT INTO journal_meta(name, value) SELECT 'log_lsn', $13::text WHERE $13::text IS NOT NULL
+            ON CONFLICT(name) DO UPDATE SET value = EXCLUDED.value
+        )
+        SELECT 1
+        """
 
     /// - Parameter checksum: the body's as it was logged (a body read back damaged from the log keeps
     ///   it, and is found corrupt when its layout is rebuilt).

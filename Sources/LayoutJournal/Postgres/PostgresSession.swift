@@ -19,6 +19,15 @@ final class PostgresSession {
     private var connection: PostgresConnection?
     private var logger: Logger
     private var nextID = 0
+    /// The statements prepared on the connection numbered `preparedOn`, by their SQL. A statement is
+    /// run on the connection that prepared it, whichever is open now: one of a closed connection is
+    /// never answered, so they are forgotten with the connection they were prepared on.
+    fileprivate var prepared: [String: PreparedQuery] = [:]
+    fileprivate var preparedOn: Int?
+    /// False once the server said a statement prepared here does not exist: a pooler in transaction
+    /// mode (PgBouncer's) hands each transaction to any server connection, and the statements prepared
+    /// on one are unknown to the others. From then on, statements are sent with their SQL every time.
+    fileprivate(set) var preparesStatements = true
 
     init(url: PostgresURL, setUp: [String] = []) throws(JournalError) {
         self.url = url
@@ -113,12 +122,12 @@ final class PostgresSession {
 
     /// What went wrong, for an operator: postgres-nio's own description hides the server's message.
     static func describe(_ error: any Error) -> String {
-        guard let error = error as? PSQLError else { return "\(error)" }
-        if error.code == .server, let info = error.serverInfo {
-            let state = info[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
-            let detail = info[.detail].map { ": \($0)" } ?? ""
-            return "\(info[.message] ?? "an error")\(detail)\(state)"
+        if let answer = ServerAnswer(error) {
+            let state = answer.sqlState.map { " (SQLSTATE \($0))" } ?? ""
+            let detail = answer.detail.map { ": \($0)" } ?? ""
+            return "\(answer.message ?? "an error")\(detail)\(state)"
         }
+        guard let error = error as? PSQLError else { return "\(error)" }
         let underlying = error.underlying.map { ": \(describeUnderlying($0))" } ?? ""
         switch error.code {
         case .connectionError: return "the connection failed\(underlying)"
@@ -146,6 +155,8 @@ final class PostgresSession {
         private let code: JournalError.Code
         /// Set by a failure that leaves the connection in doubt: it is closed after the body.
         fileprivate(set) var isBroken = false
+        /// Whether the last wait's time ran out (its timer closed the connection).
+        private let deadline = Deadline()
 
         fileprivate init(connection: PostgresConnection, session: PostgresSession, code: JournalError.Code) {
             self.connection = connection
@@ -175,30 +186,79 @@ final class PostgresSession {
         /// a group commit's statements. Throws the first failure; the rest then fail or, for a `COMMIT`,
         /// answer `ROLLBACK`, which the caller checks.
         func pipeline(_ queries: [PostgresQuery]) throws(JournalError) -> [PostgresQueryResult] {
-            let deadline = Deadline()
+            try awaitAll(queries.map { connection.query($0, logger: session.logger) })
+        }
+
+        /// Runs `statements` in order, sent at once, and waits for them all: their rows. Each is prepared
+        /// (a named statement) the first time this connection runs it, so the server parses and plans it
+        /// once a connection rather than once a group commit, and is then sent by name with its binds.
+        /// Where the server loses prepared statements (a pooler in transaction mode), each is sent with
+        /// its SQL instead, from the first such loss on.
+        func run(_ statements: [PreparedStatement]) throws(JournalError) -> [[PostgresRow]] {
+            guard session.preparesStatements else { return try unprepared(statements) }
+            if session.preparedOn != connection.id {
+                session.prepared = [:]
+                session.preparedOn = connection.id
+            }
+            let missing = statements.map(\.sql).filter { session.prepared[$0] == nil }
+            if !missing.isEmpty {
+                let made = try awaitAll(missing.map { connection.prepare(query: $0) })
+                for (sql, query) in zip(missing, made) { session.prepared[sql] = query }
+            }
+            let futures = statements.compactMap { statement in
+                session.prepared[statement.sql].map { $0.execute(statement.binds) }
+            }
+            let (rows, failure) = collect(futures)
+            guard let failure else { return rows }
+            // SQLSTATE 26000: a statement is unknown to the server connection that got it. It did not
+            // run, nor did any after it that needed it, so they all go again, with their SQL.
+            guard ServerAnswer(failure)?.sqlState == "26000" else { throw self.failure(failure) }
+            session.preparesStatements = false
+            session.prepared = [:]
+            return try unprepared(statements)
+        }
+
+        private func unprepared(_ statements: [PreparedStatement]) throws(JournalError) -> [[PostgresRow]] {
+            try pipeline(statements.map(\.query)).map { Array($0) }
+        }
+
+        /// Waits for `futures`, all sent already, within the URL's `query_timeout`.
+        private func awaitAll<Answer: Sendable>(_ futures: [EventLoopFuture<Answer>]) throws(JournalError) -> [Answer] {
+            let (answers, failure) = collect(futures)
+            guard let failure else { return answers }
+            throw self.failure(failure)
+        }
+
+        /// The answers to `futures`, or the first failure, within the URL's `query_timeout`.
+        private func collect<Answer: Sendable>(_ futures: [EventLoopFuture<Answer>]) -> ([Answer], (any Error)?) {
             let connection = connection
+            let deadline = self.deadline
+            deadline.passed.store(false, ordering: .relaxed)
             let timer = connection.eventLoop.scheduleTask(in: .seconds(Int64(session.url.queryTimeoutSeconds))) {
                 deadline.passed.store(true, ordering: .relaxed)
                 let _: EventLoopFuture<Void> = connection.close()
             }
             defer { timer.cancel() }
-            let futures = queries.map { connection.query($0, logger: session.logger) }
-            var results: [PostgresQueryResult] = []
+            var answers: [Answer] = []
             var failure: (any Error)?
             for future in futures {
                 do {
-                    results.append(try future.wait())
+                    answers.append(try future.wait())
                 } catch {
                     if failure == nil { failure = error }
                 }
             }
-            guard let failure else { return results }
+            return (answers, failure)
+        }
+
+        /// `failure` for the operator; marks the connection broken unless the server answered it.
+        private func failure(_ failure: any Error) -> JournalError {
             if deadline.passed.load(ordering: .relaxed) {
                 isBroken = true
-                throw JournalError(code, "PostgreSQL at \(session.url.location) did not answer within \(session.url.queryTimeoutSeconds) s (query_timeout); the connection was closed")
+                return JournalError(code, "PostgreSQL at \(session.url.location) did not answer within \(session.url.queryTimeoutSeconds) s (query_timeout); the connection was closed")
             }
-            if (failure as? PSQLError)?.code != .server { isBroken = true }
-            throw JournalError(code, "PostgreSQL at \(session.url.location): \(PostgresSession.describe(failure))")
+            if ServerAnswer(failure) == nil { isBroken = true }
+            return JournalError(code, "PostgreSQL at \(session.url.location): \(PostgresSession.describe(failure))")
         }
 
         /// Runs `body` between `BEGIN` and `COMMIT`, rolling back when it throws.
@@ -236,4 +296,57 @@ final class PostgresSession {
 /// Whether a query's time ran out, set on the event loop and read by the waiting thread.
 private final class Deadline: Sendable {
     let passed = Atomic(false)
+}
+
+/// A statement for `PostgresSession.Link.run`: SQL with `$n` parameters, and their values.
+struct PreparedStatement {
+    let sql: String
+    let binds: [PostgresData]
+
+    /// `values` as the statement's parameters `$1`, `$2`, … (nil for a NULL of `nullType`).
+    init(_ sql: String, _ values: [(any PostgresEncodable)?], nullType: PostgresDataType = .text) throws(JournalError) {
+        self.sql = sql
+        var binds: [PostgresData] = []
+        binds.reserveCapacity(values.count)
+        for value in values {
+            guard let value else {
+                binds.append(PostgresData(type: nullType, value: nil))
+                continue
+            }
+            var buffer = ByteBuffer()
+            do {
+                try value.encode(into: &buffer, context: .default)
+            } catch {
+                throw JournalError(.writeFailed, "cannot encode parameter $\(binds.count + 1) for PostgreSQL: \(error)")
+            }
+            binds.append(PostgresData(type: value.psqlType, value: buffer))
+        }
+        self.binds = binds
+    }
+
+    /// The same statement with its SQL, not prepared.
+    var query: PostgresQuery {
+        var bindings = PostgresBindings(capacity: binds.count)
+        for bind in binds { bindings.append(bind) }
+        return PostgresQuery(unsafeSQL: sql, binds: bindings)
+    }
+}
+
+/// The server's answer to a statement that failed, in either of postgres-nio's error types: its
+/// current one, and the one it still throws from `prepare(query:)` and `PreparedQuery.execute`.
+private struct ServerAnswer {
+    let sqlState: String?
+    let message: String?
+    let detail: String?
+
+    /// Nil when `error` is not the server's answer (a connection lost, a timeout).
+    init?(_ error: any Error) {
+        if let error = error as? PSQLError, error.code == .server, let info = error.serverInfo {
+            (sqlState, message, detail) = (info[.sqlState], info[.message], info[.detail])
+        } else if case .server(let answer) = error as? PostgresError {
+            (sqlState, message, detail) = (answer.fields[.sqlState], answer.fields[.message], answer.fields[.detail])
+        } else {
+            return nil
+        }
+    }
 }
