@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -24,7 +25,7 @@ final class AppendOnlyLog: Sendable {
         var number: Int
         var descriptor: Int32
         var size: Int
-        /// The file's length: past `size`, zeros written ahead (`prefill`).
+        /// The file's length: past `size`, zeros ahead (written by `prefill`, or a hole left by `append`).
         var length: Int
         /// The lsn of its last record; 0 while it has none.
         var lastLSN: UInt64
@@ -77,6 +78,8 @@ final class AppendOnlyLog: Sendable {
 
     /// Whether the zeros written ahead of the appends are synced before a segment is used (`prepareSpare`).
     private let syncsZerosAhead: Bool
+    /// Where the pages ahead of a large record are read into the page cache (`async` only: `cachePagesAhead`).
+    private let pagesAhead = DispatchQueue(label: "layoutd.journal.log.pages-ahead", qos: .utility)
 
     /// Starts a new segment numbered after `number`, its first record numbered `nextLSN`.
     /// - Parameter syncsZerosAhead: sync the zeros written ahead before a segment is used (for `sync`
@@ -117,6 +120,8 @@ final class AppendOnlyLog: Sendable {
     ) throws(JournalError) -> Result {
         let checksum = source?.checksumAhead ?? Checksum.of(pieces: pieces)
         let bodyBytes = pieces.reduce(0) { $0 + $1.count }
+        var pagesToCache: (number: Int, from: Int, to: Int)?
+        defer { if let pagesToCache { cachePagesAhead(pagesToCache) } }
         return try state.withLock { (state: inout State) throws(JournalError) -> Result in
             guard !state.isClosed else { throw JournalError(.writeFailed, "the journal is closing") }
             let logged = LoggedWrite(lsn: state.nextLSN, write: write, atMillis: atMillis, checksum: checksum, source: source, bodyBytes: bodyBytes)
@@ -133,6 +138,15 @@ final class AppendOnlyLog: Sendable {
             state.current.size += header.count + bodyBytes
             state.current.length = max(state.current.length, state.current.size)
             state.current.lastLSN = logged.lsn
+            if !syncsZerosAhead && bodyBytes >= Self.largeRecordBytes {
+                // Room for two more records as large, as a hole (zeros, as the zeros ahead read): a
+                // system call here, the reading on another thread.
+                let wanted = state.current.size + min(Self.maximumPrefill, 2 * (header.count + bodyBytes))
+                if state.current.length < wanted && ftruncate(state.current.descriptor, off_t(wanted)) == 0 {
+                    pagesToCache = (state.current.number, state.current.length, wanted)
+                    state.current.length = wanted
+                }
+            }
             return then(logged)
         }
     }
@@ -283,6 +297,34 @@ final class AppendOnlyLog: Sendable {
 
     static let minimumPrefill = 1 << 20
     static let maximumPrefill = 128 << 20
+    /// A body this large gets pages ahead for the next ones (`cachePagesAhead`).
+    static let largeRecordBytes = 1 << 20
+
+    /// Reads the hole `append` left past a large record into the page cache, on another thread, so
+    /// that the next large records are written over pages the file has: the zeros ahead of a spare
+    /// are sized by the last segment, and a burst of large `prepare`s outgrows them. A hole read is
+    /// cheap, and unlike zeros written it leaves no dirty pages for the disk to write: on the
+    /// development VM, 192 MB read in 14–22 ms against 86 ms written, then 8 MB appends in 1.1–2.3 ms
+    /// over the pages read, 0.7–0.9 over zeros written, and 15–58 ms into fresh page cache. Not for
+    /// small records: they append at the end of the file in 0.6 µs, and over cached pages in 1.1–1.6.
+    /// Best effort: a segment cut or deleted meanwhile reads short, or not at all.
+    private func cachePagesAhead(_ pages: (number: Int, from: Int, to: Int)) {
+        let file = path(pages.number)
+        pagesAhead.async {
+            let descriptor = open(file, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { return }
+            defer { _ = Glibc.close(descriptor) }
+            let chunk = 1 << 20
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 4096)
+            defer { buffer.deallocate() }
+            var offset = pages.from
+            while offset < pages.to {
+                let read = pread(descriptor, buffer.baseAddress, min(chunk, pages.to - offset), off_t(offset))
+                guard read > 0 else { return }
+                offset += read
+            }
+        }
+    }
 
     /// Deletes the segments left by `rotate` whose records are all durable in SQLite (up to `lsn`);
     /// with `syncsZerosAhead`, but the newest of them when no spare is made yet, kept for
