@@ -460,6 +460,31 @@ struct PostgresJournalTests {
         #expect(try storage.loadKeys().first?.version == 6)
     }
 
+    @Test func aCheckTheServerLostIsSentAgainAloneAfterTheChangesItFollows() throws {
+        let server = try PostgresServer()
+        defer { withExtendedLifetime(server) {} }
+        let storage = try PostgresJournalStorage(url: server.url, role: .daemon, durability: .sync)
+        let key = JournalKey(namespace: "ns", name: "feed")
+        try storage.write([.rebuild(key, version: 1, epoch: 0, items: 1, body: bytes("prepare"))], atMillis: 1_000)
+        try storage.write(changes(of: key, versions: 2...3), atMillis: 2_000)
+
+        // The check behind the changes is lost, not the changes: they commit where they run, and only
+        // the check may go again (sent again, they would break the bodies' unique key).
+        let lost = try storage.session.withConnection(failing: .writeFailed) { link throws(JournalError) -> Int in
+            let rows = try link.query("SELECT name FROM pg_prepared_statements WHERE statement LIKE '%txid_current_if_assigned%'")
+            for row in rows {
+                let name = try link.decode(row, as: (String).self)
+                _ = try link.query("DEALLOCATE \(unescaped: "\"" + name + "\"")")
+            }
+            return rows.count
+        }
+        #expect(lost == 1)
+        try storage.write(changes(of: key, versions: 4...5), atMillis: 3_000)
+        #expect(!storage.session.preparesStatements)
+        #expect(try storage.recipe(for: key)?.bodies == [bytes("prepare")] + (2...5).map { bytes("change \($0)") })
+        #expect(try storage.loadKeys().first?.version == 5)
+    }
+
     @Test func urlsAreTakenApartAsLibpqDoes() throws {
         let plain = try PostgresURL("postgres://layoutd@127.0.0.1:5433/journal")
         #expect(plain.host == "127.0.0.1" && plain.port == 5433 && plain.user == "layoutd" && plain.database == "journal")

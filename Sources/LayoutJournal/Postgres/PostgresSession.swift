@@ -127,7 +127,12 @@ final class PostgresSession {
             let detail = answer.detail.map { ": \($0)" } ?? ""
             return "\(answer.message ?? "an error")\(detail)\(state)"
         }
-        guard let error = error as? PSQLError else { return "\(error)" }
+        switch error as? PostgresError {
+        case .connectionClosed: return "the connection was closed"
+        case .protocol(let message): return "the server's answer broke the protocol (\(message))"
+        case .server, nil: break
+        }
+        guard let error = error as? PSQLError else { return describeUnderlying(error) }
         let underlying = error.underlying.map { ": \(describeUnderlying($0))" } ?? ""
         switch error.code {
         case .connectionError: return "the connection failed\(underlying)"
@@ -186,74 +191,98 @@ final class PostgresSession {
         /// a group commit's statements. Throws the first failure; the rest then fail or, for a `COMMIT`,
         /// answer `ROLLBACK`, which the caller checks.
         func pipeline(_ queries: [PostgresQuery]) throws(JournalError) -> [PostgresQueryResult] {
-            try awaitAll(queries.map { connection.query($0, logger: session.logger) })
+            try answers(to: queries[...], until: timeLimit())
         }
 
         /// Runs `statements` in order, sent at once, and waits for them all: their rows. Each is prepared
         /// (a named statement) the first time this connection runs it, so the server parses and plans it
         /// once a connection rather than once a group commit, and is then sent by name with its binds.
         /// Where the server loses prepared statements (a pooler in transaction mode), each is sent with
-        /// its SQL instead, from the first such loss on.
+        /// its SQL instead, from the first such loss on. The whole takes `query_timeout` at most.
         func run(_ statements: [PreparedStatement]) throws(JournalError) -> [[PostgresRow]] {
-            guard session.preparesStatements else { return try unprepared(statements) }
+            let limit = timeLimit()
+            guard session.preparesStatements else { return try rows(of: statements[...], until: limit) }
             if session.preparedOn != connection.id {
                 session.prepared = [:]
                 session.preparedOn = connection.id
             }
             let missing = statements.map(\.sql).filter { session.prepared[$0] == nil }
             if !missing.isEmpty {
-                let made = try awaitAll(missing.map { connection.prepare(query: $0) })
+                let made = try answers(collect(missing.map { connection.prepare(query: $0) }, until: limit))
                 for (sql, query) in zip(missing, made) { session.prepared[sql] = query }
             }
-            let futures = statements.compactMap { statement in
-                session.prepared[statement.sql].map { $0.execute(statement.binds) }
+            var futures: [EventLoopFuture<[PostgresRow]>] = []
+            for statement in statements {
+                // Unreachable: every statement was prepared above, or this threw.
+                guard let prepared = session.prepared[statement.sql] else {
+                    throw JournalError(code, "PostgreSQL at \(location): a statement was not prepared; nothing of it was sent")
+                }
+                futures.append(prepared.execute(statement.binds))
             }
-            let (rows, failure) = collect(futures)
-            guard let failure else { return rows }
-            // SQLSTATE 26000: a statement is unknown to the server connection that got it. It did not
-            // run, nor did any after it that needed it, so they all go again, with their SQL.
-            guard ServerAnswer(failure)?.sqlState == "26000" else { throw self.failure(failure) }
+            let results = collect(futures, until: limit)
+            guard let lost = results.firstIndex(where: { if case .failure = $0 { true } else { false } }) else { return try answers(results) }
+            // SQLSTATE 26000: the statement is unknown to the server connection that got it, so it did
+            // not run. Those before it ran (they may have committed): those from it on go again, with
+            // their SQL.
+            guard case .failure(let failure) = results[lost], ServerAnswer(failure)?.sqlState == "26000" else { return try answers(results) }
             session.preparesStatements = false
             session.prepared = [:]
-            return try unprepared(statements)
+            return try answers(Array(results[..<lost])) + rows(of: statements[lost...], until: limit)
         }
 
-        private func unprepared(_ statements: [PreparedStatement]) throws(JournalError) -> [[PostgresRow]] {
-            try pipeline(statements.map(\.query)).map { Array($0) }
+        private func rows(of statements: ArraySlice<PreparedStatement>, until limit: NIODeadline) throws(JournalError) -> [[PostgresRow]] {
+            try answers(to: statements.map(\.query)[...], until: limit).map { Array($0) }
         }
 
-        /// Waits for `futures`, all sent already, within the URL's `query_timeout`.
-        private func awaitAll<Answer: Sendable>(_ futures: [EventLoopFuture<Answer>]) throws(JournalError) -> [Answer] {
-            let (answers, failure) = collect(futures)
-            guard let failure else { return answers }
-            throw self.failure(failure)
+        private func answers(to queries: ArraySlice<PostgresQuery>, until limit: NIODeadline) throws(JournalError) -> [PostgresQueryResult] {
+            try answers(collect(queries.map { connection.query($0, logger: session.logger) }, until: limit))
         }
 
-        /// The answers to `futures`, or the first failure, within the URL's `query_timeout`.
-        private func collect<Answer: Sendable>(_ futures: [EventLoopFuture<Answer>]) -> ([Answer], (any Error)?) {
+        /// When a wait that starts now must end: the URL's `query_timeout`.
+        private func timeLimit() -> NIODeadline {
+            .now() + .seconds(Int64(session.url.queryTimeoutSeconds))
+        }
+
+        /// The answers, or the first failure thrown.
+        private func answers<Answer>(_ results: [Result<Answer, any Error>]) throws(JournalError) -> [Answer] {
+            var answers: [Answer] = []
+            answers.reserveCapacity(results.count)
+            for result in results {
+                switch result {
+                case .success(let answer): answers.append(answer)
+                case .failure(let error): throw failure(error)
+                }
+            }
+            return answers
+        }
+
+        /// Each of `futures` (sent already) answered, or failed, in its place. At `limit` the connection
+        /// is closed and what has not answered fails: the wait is on promises of this link's own, so
+        /// that a request postgres-nio never answers (one written once its channel had closed) cannot
+        /// hold the journal thread either.
+        private func collect<Answer: Sendable>(_ futures: [EventLoopFuture<Answer>], until limit: NIODeadline) -> [Result<Answer, any Error>] {
             let connection = connection
+            let loop = connection.eventLoop
             let deadline = self.deadline
             deadline.passed.store(false, ordering: .relaxed)
-            let timer = connection.eventLoop.scheduleTask(in: .seconds(Int64(session.url.queryTimeoutSeconds))) {
+            let promises = futures.map { future in
+                let promise = loop.makePromise(of: Answer.self)
+                future.cascade(to: promise)
+                return promise
+            }
+            // A promise completes once: the timer's failure is dropped where the answer came first.
+            let timer = loop.scheduleTask(deadline: limit) {
                 deadline.passed.store(true, ordering: .relaxed)
+                for promise in promises { promise.fail(QueryTimeout()) }
                 let _: EventLoopFuture<Void> = connection.close()
             }
             defer { timer.cancel() }
-            var answers: [Answer] = []
-            var failure: (any Error)?
-            for future in futures {
-                do {
-                    answers.append(try future.wait())
-                } catch {
-                    if failure == nil { failure = error }
-                }
-            }
-            return (answers, failure)
+            return promises.map { promise in Result { try promise.futureResult.wait() } }
         }
 
         /// `failure` for the operator; marks the connection broken unless the server answered it.
         private func failure(_ failure: any Error) -> JournalError {
-            if deadline.passed.load(ordering: .relaxed) {
+            if failure is QueryTimeout || deadline.passed.load(ordering: .relaxed) {
                 isBroken = true
                 return JournalError(code, "PostgreSQL at \(session.url.location) did not answer within \(session.url.queryTimeoutSeconds) s (query_timeout); the connection was closed")
             }
@@ -292,6 +321,9 @@ final class PostgresSession {
         }
     }
 }
+
+/// What a request that did not answer in time fails with.
+private struct QueryTimeout: Error {}
 
 /// Whether a query's time ran out, set on the event loop and read by the waiting thread.
 private final class Deadline: Sendable {
