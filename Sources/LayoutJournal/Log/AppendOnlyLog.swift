@@ -304,9 +304,10 @@ final class AppendOnlyLog: Sendable {
     /// that the next large records are written over pages the file has: the zeros ahead of a spare
     /// are sized by the last segment, and a burst of large `prepare`s outgrows them. A hole read is
     /// cheap, and unlike zeros written it leaves no dirty pages for the disk to write: on the
-    /// development VM, 192 MB read in 14–22 ms against 86 ms written, then 8 MB appends in 1.1–2.3 ms
-    /// over the pages read, 0.7–0.9 over zeros written, and 15–58 ms into fresh page cache. Not for
-    /// small records: they append at the end of the file in 0.6 µs, and over cached pages in 1.1–1.6.
+    /// development VM, 192 MB of a hole read in 14 ms against 86 ms of zeros written, then 8 MB appends
+    /// in 1.6–2.4 ms over the pages read, 0.7–1.4 over zeros written, and up to 58 ms into fresh page
+    /// cache (docs/BENCHMARKS.md). Not for small records: they append at the end of the file in 0.6 µs,
+    /// and over cached pages in 1.1–1.6.
     /// Best effort: a segment cut or deleted meanwhile reads short, or not at all.
     private func cachePagesAhead(_ pages: (number: Int, from: Int, to: Int)) {
         let file = path(pages.number)

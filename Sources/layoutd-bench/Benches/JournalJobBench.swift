@@ -10,9 +10,8 @@ import ZeroMQ
 
 /// The large job of `JobBench`, sent as a `prepare` under a key, end to end against a daemon without a
 /// journal and one with `sqlite async`, the two alternating run by run. A journaled `prepare` writes its
-/// body (the `count` and `heights` forms), or a snapshot of the layout when the body had binary frames
-/// the journal does not keep (`binaryHeights`), before its reply leaves. The reply is the binary format,
-/// the cheapest to make, so the journal's share is the largest it can be.
+/// body to the log as it came, with its binary frames (`binaryHeights`), before its reply leaves. The
+/// reply is the binary format, the cheapest to make, so the journal's share is the largest it can be.
 struct JournalJobBench {
     let plan: JournalPlan
     let baseline: (mode: JournalMode, daemon: DaemonServer)
