@@ -199,6 +199,9 @@ final class PostgresSession {
         /// once a connection rather than once a group commit, and is then sent by name with its binds.
         /// Where the server loses prepared statements (a pooler in transaction mode), each is sent with
         /// its SQL instead, from the first such loss on. The whole takes `query_timeout` at most.
+        ///
+        /// Those after a lost statement go again even when they ran: only a read may follow a write
+        /// in `statements` (a group commit's check follows its changes).
         func run(_ statements: [PreparedStatement]) throws(JournalError) -> [[PostgresRow]] {
             let limit = timeLimit()
             guard session.preparesStatements else { return try rows(of: statements[...], until: limit) }
@@ -211,15 +214,15 @@ final class PostgresSession {
                 let made = try answers(collect(missing.map { connection.prepare(query: $0) }, until: limit))
                 for (sql, query) in zip(missing, made) { session.prepared[sql] = query }
             }
-            var futures: [EventLoopFuture<[PostgresRow]>] = []
+            var prepared: [PreparedQuery] = []
             for statement in statements {
                 // Unreachable: every statement was prepared above, or this threw.
-                guard let prepared = session.prepared[statement.sql] else {
-                    throw JournalError(code, "PostgreSQL at \(location): a statement was not prepared; nothing of it was sent")
+                guard let query = session.prepared[statement.sql] else {
+                    throw JournalError(code, "PostgreSQL at \(location): a statement was not prepared; none was sent")
                 }
-                futures.append(prepared.execute(statement.binds))
+                prepared.append(query)
             }
-            let results = collect(futures, until: limit)
+            let results = collect(zip(prepared, statements).map { $0.execute($1.binds) }, until: limit)
             guard let lost = results.firstIndex(where: { if case .failure = $0 { true } else { false } }) else { return try answers(results) }
             // SQLSTATE 26000: the statement is unknown to the server connection that got it, so it did
             // not run. Those before it ran (they may have committed): those from it on go again, with
