@@ -485,6 +485,29 @@ struct PostgresJournalTests {
         #expect(try storage.loadKeys().first?.version == 5)
     }
 
+    @Test func aFailedCommitInsideAnOpenTransactionLeavesTheSessionClean() throws {
+        let server = try PostgresServer()
+        defer { withExtendedLifetime(server) {} }
+        let storage = try PostgresJournalStorage(url: server.url, role: .daemon, durability: .sync)
+        let key = JournalKey(namespace: "ns", name: "feed")
+        try storage.write([.rebuild(key, version: 1, epoch: 0, items: 1, body: bytes("prepare"))], atMillis: 1_000)
+        try storage.write(changes(of: key, versions: 2...3), atMillis: 2_000)
+
+        // The session inside a transaction block by mistake, and the check lost: the check sent again
+        // fails in the block its loss aborted, and nothing commits.
+        try storage.session.withConnection(failing: .writeFailed) { link throws(JournalError) in
+            for row in try link.query("SELECT name FROM pg_prepared_statements WHERE statement LIKE '%txid_current_if_assigned%'") {
+                let name = try link.decode(row, as: (String).self)
+                _ = try link.query("DEALLOCATE \(unescaped: "\"" + name + "\"")")
+            }
+            _ = try link.query("BEGIN")
+        }
+        #expect(throws: JournalError.self) { try storage.write(self.changes(of: key, versions: 4...4), atMillis: 3_000) }
+        // The block is gone with the failure: the next commit is made.
+        try storage.write(changes(of: key, versions: 4...5), atMillis: 4_000)
+        #expect(try storage.recipe(for: key)?.bodies == [bytes("prepare")] + (2...5).map { bytes("change \($0)") })
+    }
+
     @Test func urlsAreTakenApartAsLibpqDoes() throws {
         let plain = try PostgresURL("postgres://layoutd@127.0.0.1:5433/journal")
         #expect(plain.host == "127.0.0.1" && plain.port == 5433 && plain.user == "layoutd" && plain.database == "journal")

@@ -94,7 +94,15 @@ final class PostgresJournalStorage: LoggedJournalStorage {
             // server about a third of its time a commit.
             let statements = [try Self.statement(forChanges: batch[...], logPosition: logPosition), try PreparedStatement(Self.committedCheck, [])]
             try session.withConnection(failing: .writeFailed) { link throws(JournalError) in
-                let answers = try link.run(statements)
+                let answers: [[PostgresRow]]
+                do throws(JournalError) {
+                    answers = try link.run(statements)
+                } catch {
+                    // A session left inside a transaction block that a failure aborted would fail every
+                    // commit after it: the block goes (outside one, ROLLBACK only warns).
+                    link.rollBack()
+                    throw error
+                }
                 var committed = false
                 if let row = answers.last?.first { committed = try link.decode(row, as: (String).self) == "committed" }
                 guard committed else {
