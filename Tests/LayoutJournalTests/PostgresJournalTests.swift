@@ -413,13 +413,35 @@ struct PostgresJournalTests {
         versions.map { .change(key, version: $0, items: 1, body: bytes("change \($0)")) }
     }
 
-    @Test func aRunOfChangesIsPreparedOnceAConnectionAndAgainAfterAReconnect() throws {
-        let server = try PostgresServer()
-        defer { withExtendedLifetime(server) {} }
+    /// A `sync` storage on `server` whose key has been prepared and changed twice (versions 1 to 3), so
+    /// that its connection has prepared the group commit's statements.
+    private func storagePreparingStatements(on server: PostgresServer) throws -> (PostgresJournalStorage, JournalKey) {
         let storage = try PostgresJournalStorage(url: server.url, role: .daemon, durability: .sync)
         let key = JournalKey(namespace: "ns", name: "feed")
         try storage.write([.rebuild(key, version: 1, epoch: 0, items: 1, body: bytes("prepare"))], atMillis: 1_000)
         try storage.write(changes(of: key, versions: 2...3), atMillis: 2_000)
+        return (storage, key)
+    }
+
+    /// Deallocates, on the storage's own connection, the commit check's prepared statement (what a
+    /// pooler in transaction mode does to it), then runs `after` there; how many were deallocated.
+    @discardableResult
+    private func loseTheCheck(of storage: PostgresJournalStorage, then after: String? = nil) throws -> Int {
+        try storage.session.withConnection(failing: .writeFailed) { link throws(JournalError) -> Int in
+            let rows = try link.query("SELECT name FROM pg_prepared_statements WHERE statement LIKE '%txid_current_if_assigned%'")
+            for row in rows {
+                let name = try link.decode(row, as: (String).self)
+                _ = try link.query("DEALLOCATE \(unescaped: "\"" + name + "\"")")
+            }
+            if let after { _ = try link.query("\(unescaped: after)") }
+            return rows.count
+        }
+    }
+
+    @Test func aRunOfChangesIsPreparedOnceAConnectionAndAgainAfterAReconnect() throws {
+        let server = try PostgresServer()
+        defer { withExtendedLifetime(server) {} }
+        let (storage, key) = try storagePreparingStatements(on: server)
         // The run of changes and the check behind it, prepared once and then run by name.
         #expect(try preparedStatements(of: storage) == 2)
         try storage.write(changes(of: key, versions: 4...6), atMillis: 3_000)
@@ -443,10 +465,7 @@ struct PostgresJournalTests {
     @Test func statementsTheServerLostAreSentWithTheirSQLFromThenOn() throws {
         let server = try PostgresServer()
         defer { withExtendedLifetime(server) {} }
-        let storage = try PostgresJournalStorage(url: server.url, role: .daemon, durability: .sync)
-        let key = JournalKey(namespace: "ns", name: "feed")
-        try storage.write([.rebuild(key, version: 1, epoch: 0, items: 1, body: bytes("prepare"))], atMillis: 1_000)
-        try storage.write(changes(of: key, versions: 2...3), atMillis: 2_000)
+        let (storage, key) = try storagePreparingStatements(on: server)
         #expect(try preparedStatements(of: storage) == 2)
 
         // What a pooler in transaction mode does to a client's prepared statements: they are gone
@@ -463,22 +482,11 @@ struct PostgresJournalTests {
     @Test func aCheckTheServerLostIsSentAgainAloneAfterTheChangesItFollows() throws {
         let server = try PostgresServer()
         defer { withExtendedLifetime(server) {} }
-        let storage = try PostgresJournalStorage(url: server.url, role: .daemon, durability: .sync)
-        let key = JournalKey(namespace: "ns", name: "feed")
-        try storage.write([.rebuild(key, version: 1, epoch: 0, items: 1, body: bytes("prepare"))], atMillis: 1_000)
-        try storage.write(changes(of: key, versions: 2...3), atMillis: 2_000)
+        let (storage, key) = try storagePreparingStatements(on: server)
 
         // The check behind the changes is lost, not the changes: they commit where they run, and only
         // the check may go again (sent again, they would break the bodies' unique key).
-        let lost = try storage.session.withConnection(failing: .writeFailed) { link throws(JournalError) -> Int in
-            let rows = try link.query("SELECT name FROM pg_prepared_statements WHERE statement LIKE '%txid_current_if_assigned%'")
-            for row in rows {
-                let name = try link.decode(row, as: (String).self)
-                _ = try link.query("DEALLOCATE \(unescaped: "\"" + name + "\"")")
-            }
-            return rows.count
-        }
-        #expect(lost == 1)
+        #expect(try loseTheCheck(of: storage) == 1)
         try storage.write(changes(of: key, versions: 4...5), atMillis: 3_000)
         #expect(!storage.session.preparesStatements)
         #expect(try storage.recipe(for: key)?.bodies == [bytes("prepare")] + (2...5).map { bytes("change \($0)") })
@@ -488,20 +496,11 @@ struct PostgresJournalTests {
     @Test func aFailedCommitInsideAnOpenTransactionLeavesTheSessionClean() throws {
         let server = try PostgresServer()
         defer { withExtendedLifetime(server) {} }
-        let storage = try PostgresJournalStorage(url: server.url, role: .daemon, durability: .sync)
-        let key = JournalKey(namespace: "ns", name: "feed")
-        try storage.write([.rebuild(key, version: 1, epoch: 0, items: 1, body: bytes("prepare"))], atMillis: 1_000)
-        try storage.write(changes(of: key, versions: 2...3), atMillis: 2_000)
+        let (storage, key) = try storagePreparingStatements(on: server)
 
         // The session inside a transaction block by mistake, and the check lost: the check sent again
         // fails in the block its loss aborted, and nothing commits.
-        try storage.session.withConnection(failing: .writeFailed) { link throws(JournalError) in
-            for row in try link.query("SELECT name FROM pg_prepared_statements WHERE statement LIKE '%txid_current_if_assigned%'") {
-                let name = try link.decode(row, as: (String).self)
-                _ = try link.query("DEALLOCATE \(unescaped: "\"" + name + "\"")")
-            }
-            _ = try link.query("BEGIN")
-        }
+        #expect(try loseTheCheck(of: storage, then: "BEGIN") == 1)
         #expect(throws: JournalError.self) { try storage.write(self.changes(of: key, versions: 4...4), atMillis: 3_000) }
         // The block is gone with the failure: the next commit is made.
         try storage.write(changes(of: key, versions: 4...5), atMillis: 4_000)
