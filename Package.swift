@@ -26,8 +26,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        // The journal's PostgreSQL backend (journal.url postgres://…), shared by a cluster's brokers.
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -39,10 +37,16 @@ let package = Package(
             name: "CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The journal's PostgreSQL backend (journal.url postgres://…), shared by a cluster's brokers, and
+        // their lease: PostgreSQL's own client library, as libzmq and SQLite are reached.
+        .systemLibrary(
+            name: "CPostgreSQL",
+            providers: [.apt(["libpq-dev"])]
+        ),
         // The journal of acknowledged changes (docs/DURABILITY.md): engine and wire below it, server above.
         .target(
             name: "LayoutJournal",
-            dependencies: ["CSQLite", "LayoutEngine", "LayoutWire", .product(name: "PostgresNIO", package: "postgres-nio")]
+            dependencies: ["CSQLite", "CPostgreSQL", "LayoutEngine", "LayoutWire"]
         ),
         .target(name: "CMallocTuning"),
         // Deterministic inputs shared by the test targets and the benchmarks.

@@ -1,6 +1,4 @@
 import Foundation
-import PostgresNIO
-
 /// The active broker's lease, a row in the PostgreSQL database that holds the brokers' journal: one
 /// broker holds it at a time, renewing it before it lapses; another (a standby) takes it once it has
 /// lapsed. Each taking gives a new epoch, greater than every one before it and than the time in ms, so

@@ -1,5 +1,3 @@
-import PostgresNIO
-
 /// The journal's tables in a PostgreSQL database: made when missing, checked when found.
 ///
 /// The same tables as the SQLite journal's (`SQLiteJournalStorage`), with `BIGINT` integers and `BYTEA`

@@ -1,8 +1,4 @@
-// postgres-nio (vapor/postgres-nio), because the issue asks for it and it is the maintained Swift
-// PostgreSQL client: it speaks the wire protocol itself over SwiftNIO, which layoutd already builds (no
-// libpq to link), and brings TLS and SCRAM authentication.
 import Dispatch
-import PostgresNIO
 
 /// The journal in a PostgreSQL database (`journal.url` `postgres://…`), which a cluster's brokers can
 /// share: the same tables and statements as `SQLiteJournalStorage` (`PostgresJournalSchema`), through
@@ -84,15 +80,15 @@ final class PostgresJournalStorage: LoggedJournalStorage {
         let chunks = Self.chunks(of: batch[...], atMost: statementBytes)
         if fencingEpoch == nil, chunks.count == 1, batch.allSatisfy(\.write.isChange) {
             // The common group commit, changes alone, in one statement that commits by itself (an
-            // implicit transaction, at the statement's Sync): two round trips to the server, not four.
-            // postgres-nio (1.33) answers a statement at its CommandComplete, before that commit, and
-            // sends the next one only once the server is ready for it, after the commit: the answer to
-            // the second is what says the first is committed (with `sync`, on the server's disk). The
+            // implicit transaction, at the statement's Sync), and a check behind it, both sent at once:
+            // one round trip. The server runs the check once the first's Sync has committed it, so the
+            // answer to the second is what says the first is committed (with `sync`, on the server's
+            // disk); a statement's own answer comes at its CommandComplete, before that commit. The
             // second is true only when its own transaction has written nothing, so that a session left
             // inside a transaction block by mistake could never pass a commit not made for one made.
             // Both statements are prepared once a connection: parsing and planning the first cost the
             // server about a third of its time a commit.
-            let statements = [try Self.statement(forChanges: batch[...], logPosition: logPosition), try PreparedStatement(Self.committedCheck, [])]
+            let statements = [Self.statement(forChanges: batch[...], logPosition: logPosition), PreparedStatement(Self.committedCheck, [])]
             try session.withConnection(failing: .writeFailed) { link throws(JournalError) in
                 let answers: [[PostgresRow]]
                 do throws(JournalError) {
@@ -135,7 +131,7 @@ final class PostgresJournalStorage: LoggedJournalStorage {
                 continue
             }
             let run = batch[next...].prefix { $0.write.isChange }
-            for chunk in Self.chunks(of: run, atMost: statementBytes) { queries.append(try Self.statement(forChanges: chunk).query) }
+            for chunk in Self.chunks(of: run, atMost: statementBytes) { queries.append(Self.statement(forChanges: chunk).query) }
             next = run.endIndex
         }
         if let logPosition {
@@ -147,8 +143,8 @@ final class PostgresJournalStorage: LoggedJournalStorage {
             // One round of waiting for the whole group commit. Should a statement fail, those after it
             // fail too and COMMIT answers ROLLBACK: nothing of the batch is kept.
             let answers = try link.pipeline(queries)
-            guard answers.last?.metadata.command == "COMMIT" else {
-                throw JournalError(.writeFailed, "PostgreSQL at \(link.location) rolled the group commit back (it answered \(answers.last?.metadata.command ?? "nothing") to COMMIT)")
+            guard answers.last?.command == "COMMIT" else {
+                throw JournalError(.writeFailed, "PostgreSQL at \(link.location) rolled the group commit back (it answered \(answers.last?.command ?? "nothing") to COMMIT)")
             }
         }
     }
@@ -212,8 +208,6 @@ final class PostgresJournalStorage: LoggedJournalStorage {
     }
 
     /// Whether the statement before it committed: `committed` only outside a transaction that wrote.
-    /// Text, not a boolean: postgres-nio (1.33) marks the rows of a statement prepared with
-    /// `prepare(query:)` as text although it asks for them in binary, and text reads the same in both.
     private static let committedCheck = "SELECT CASE WHEN txid_current_if_assigned() IS NULL THEN 'committed' ELSE 'open' END"
 
     /// A run of changes in one statement, whatever its length: their bodies inserted from arrays, and
@@ -221,19 +215,19 @@ final class PostgresJournalStorage: LoggedJournalStorage {
     /// statements a change, a group commit of 32 changes cost the server 66 statements to parse, plan and
     /// run, and an `async` second's batch of 20,000 changes, 40,000. Its SQL is the same for every run,
     /// so that it can be prepared once.
-    private static func statement(forChanges run: ArraySlice<LoggedWrite>, logPosition: UInt64? = nil) throws(JournalError) -> PreparedStatement {
+    private static func statement(forChanges run: ArraySlice<LoggedWrite>, logPosition: UInt64? = nil) -> PreparedStatement {
         var namespaces: [String] = [], names: [String] = [], versions: [Int64] = [], checksums: [Int64] = []
-        var bodies: [ByteBuffer] = []
+        var bodies: [PostgresBytes] = []
         for logged in run {
             guard case .change(let key, let version, _, let body) = logged.write else { continue }
             namespaces.append(key.namespace)
             names.append(key.name)
             versions.append(Int64(version))
             checksums.append(Int64(bitPattern: logged.checksum))
-            bodies.append(ByteBuffer(bytes: body))
+            bodies.append(PostgresBytes(body))
         }
         let rows = RowChanges(run)
-        return try PreparedStatement(changesSQL, [
+        return PreparedStatement(changesSQL, [
             namespaces, names, versions, checksums, bodies,
             rows.namespaces, rows.names, rows.versions, rows.items, rows.changedAt, rows.bytes, rows.counts,
             logPosition.map { String($0) },
@@ -265,7 +259,7 @@ final class PostgresJournalStorage: LoggedJournalStorage {
         let checksum = Int64(bitPattern: checksum)
         return """
             INSERT INTO bodies(namespace, name, version, checksum, body)
-            VALUES(\(key.namespace), \(key.name), \(version), \(checksum), \(ByteBuffer(bytes: body)))
+            VALUES(\(key.namespace), \(key.name), \(version), \(checksum), \(PostgresBytes(body)))
             """
     }
 
@@ -283,13 +277,13 @@ final class PostgresJournalStorage: LoggedJournalStorage {
             guard kept != 0 else { return nil }
             var bodies: [[UInt8]] = []
             for row in rows {
-                let (_, _, _, bodyVersion, checksum, body) = try link.decode(row, as: (Int64, Int64, Int64, Int64?, Int64?, ByteBuffer?).self)
+                let (_, _, _, bodyVersion, checksum, body) = try link.decode(row, as: (Int64, Int64, Int64, Int64?, Int64?, PostgresBytes?).self)
                 guard let bodyVersion, let checksum, let body else { break }
                 let expected = base + Int64(bodies.count)
                 guard bodyVersion == expected else {
                     throw JournalError(.corrupt, "\(key): the body of version \(expected) is missing (found \(bodyVersion))")
                 }
-                let bytes = [UInt8](body.readableBytesView)
+                let bytes = body.bytes
                 guard Checksum.of(bytes) == UInt64(bitPattern: checksum) else {
                     throw JournalError(.corrupt, "\(key): the body of version \(expected) does not match its checksum")
                 }
@@ -314,7 +308,7 @@ final class PostgresJournalStorage: LoggedJournalStorage {
                 "BEGIN", "SET LOCAL synchronous_commit = on",
                 "UPDATE journal_meta SET value = value WHERE name = 'format'", "COMMIT",
             ])
-            guard answers.last?.metadata.command == "COMMIT" else {
+            guard answers.last?.command == "COMMIT" else {
                 throw JournalError(.writeFailed, "PostgreSQL at \(link.location) did not commit the flush of the journal")
             }
         }
@@ -342,7 +336,7 @@ final class PostgresJournalStorage: LoggedJournalStorage {
     func probe() throws(JournalError) {
         try session.withConnection(failing: .writeFailed) { link throws(JournalError) in
             let answers = try link.pipeline(["BEGIN", "UPDATE journal_meta SET value = value WHERE name = 'format'", "COMMIT"])
-            guard answers.count == 3, answers[1].metadata.rows == 1, answers[2].metadata.command == "COMMIT" else {
+            guard answers.count == 3, answers[1].affectedRows == 1, answers[2].command == "COMMIT" else {
                 throw JournalError(.writeFailed, "PostgreSQL at \(link.location): the journal's journal_meta has no format row to probe")
             }
         }

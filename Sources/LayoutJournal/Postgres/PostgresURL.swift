@@ -1,6 +1,6 @@
 import Foundation
 
-/// A `postgres://` journal URL taken apart for postgres-nio, which reads no URLs itself.
+/// A `postgres://` journal URL taken apart into libpq's connection parameters.
 ///
 /// The form is libpq's, so that an operator's existing connection string works:
 /// `postgres://USER[:PASSWORD]@HOST[:PORT][/DATABASE][?sslmode=…&connect_timeout=…]`. Parameters:
@@ -21,7 +21,9 @@ struct PostgresURL: Sendable, Hashable {
     var host: String
     var port: Int
     /// The socket file, when `host=` names a folder.
-    var unixSocketPath: String?
+    var unixSocketPath: String? { socketFolder.map { "\($0)/.s.PGSQL.\(port)" } }
+    /// The folder of the socket, when `host=` names one (libpq's `host` then).
+    var socketFolder: String?
     var user: String
     var password: String?
     var database: String
@@ -60,7 +62,7 @@ struct PostgresURL: Sendable, Hashable {
         connectTimeoutSeconds = 10
         queryTimeoutSeconds = 30
         applicationName = "layoutd journal"
-        unixSocketPath = nil
+        socketFolder = nil
         for item in components.queryItems ?? [] {
             try apply(item.name, item.value ?? "", in: text)
         }
@@ -85,7 +87,7 @@ struct PostgresURL: Sendable, Hashable {
             guard value.hasPrefix("/") else {
                 throw JournalError(.invalidURL, "\(shown): host=\(value) must be a socket folder (an absolute path); put a host name before the path")
             }
-            unixSocketPath = value + "/.s.PGSQL.\(port)"
+            socketFolder = value
         case "application_name":
             applicationName = value
         default:
