@@ -21,7 +21,9 @@ public final class PostgresServer: Sendable {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("scripts/postgres").path
 
-    public init() throws {
+    /// - Parameter tls: whether the server also takes TLS, with a self-signed certificate for the name
+    ///   `localhost` (`certificatePath`).
+    public init(tls: Bool = false) throws {
         // Failed, not skipped: a machine without PostgreSQL would otherwise pass without testing it.
         let installed = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         guard installed.contains(where: { FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/\($0)/bin/initdb") }) else {
@@ -30,7 +32,7 @@ public final class PostgresServer: Sendable {
         let folder = NSTemporaryDirectory() + "layoutd-pg-" + UUID().uuidString
         self.folder = folder
         do {
-            url = try Self.run("start", folder)
+            url = try Self.run("start", folder, environment: tls ? ["LAYOUTD_PG_TLS": "1"] : [:])
             guard url.hasPrefix("postgres://") else { throw Failure(description: "scripts/postgres start printed \"\(url)\", not a URL") }
         } catch {
             // deinit does not run for an object that failed to initialise: a server half started goes here.
@@ -42,6 +44,9 @@ public final class PostgresServer: Sendable {
     deinit {
         _ = try? Self.run("stop", folder)
     }
+
+    /// The server's certificate, when it was started with `tls`: the root a client verifying it trusts.
+    public var certificatePath: String { folder + "/server.crt" }
 
     /// The URL of another database of the same server (made with `CREATE DATABASE` first).
     public func url(database: String, parameters: String = "") -> String {
@@ -60,7 +65,7 @@ public final class PostgresServer: Sendable {
 
     /// Runs the script, bounded, and returns what it printed; its output goes through files, as the
     /// server it starts could otherwise hold a pipe open.
-    private static func run(_ command: String, _ folder: String) throws -> String {
+    private static func run(_ command: String, _ folder: String, environment: [String: String] = [:]) throws -> String {
         let output = folder + ".\(command).out"
         let errors = folder + ".\(command).err"
         guard FileManager.default.createFile(atPath: output, contents: nil), FileManager.default.createFile(atPath: errors, contents: nil) else {
@@ -73,6 +78,9 @@ public final class PostgresServer: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: script)
         process.arguments = [command, folder]
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle(forWritingAtPath: output)
         process.standardError = FileHandle(forWritingAtPath: errors)
