@@ -56,6 +56,12 @@ final class WorkerRecord {
     var load = WorkerLoad()
     /// Requests routed to it.
     var routed = 0
+    /// Its direct endpoint for clients' reads, from READY; nil when it has none.
+    let directEndpoint: String?
+    /// Its last numbered heartbeat, which the next HEARTBEAT to it grants a read lease from
+    /// (`LeaseGrant`), and when it was received: its keys do not move before the broker's wait
+    /// (heartbeat × liveness) from then has passed, whatever ends its registration.
+    var leaseHeartbeat: (sequence: UInt64, receivedAt: Nanos)?
 
     init(number: Int, routingID: [UInt8], ready: ReadyInfo, fileDescriptor: Int32?, address: String, now: Nanos) {
         self.number = number
@@ -69,6 +75,7 @@ final class WorkerRecord {
         self.address = address
         registeredAt = now
         lastHeard = now
+        directEndpoint = ready.directEndpoint
     }
 
     /// Takes requests (alive, or leaving but still connected).

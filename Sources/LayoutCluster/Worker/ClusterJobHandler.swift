@@ -12,6 +12,8 @@ struct ClusterJobHandler: JobHandler {
         case restore(RestoreJob)
         case snapshot(SnapshotJob)
         case release(LayoutKey)
+        /// A read from the direct endpoint, with its conditions and the layout it names.
+        case directRead(RequestHandler.Admitted, DirectReadFields, layout: String?)
     }
 
     let handler: RequestHandler
@@ -22,6 +24,10 @@ struct ClusterJobHandler: JobHandler {
     /// The worker's link to its broker, whose current connection a request must have come on to run;
     /// nil where there is no link (the simulator).
     var membership: WorkerMembership?
+    /// Where the direct endpoint files its requests; nil without one.
+    var directReads: JobDesk<DirectRead>?
+    /// Whether direct reads may be answered now; nil without a direct endpoint.
+    var lease: ReadLease?
 
     func decode(_ body: RequestBody) -> DecodeOutcome<Job> {
         switch brokerJobs.take(for: body) {
@@ -30,6 +36,7 @@ struct ClusterJobHandler: JobHandler {
         case .release(let key)?: return .run(.release(key), key: key.schedulingKey)
         case nil: break
         }
+        if directReads?.take(for: body) != nil { return decodeDirect(body) }
         switch handler.decode(body) {
         case .run(let request, let key): return .run(.request(request, epoch: body.epoch, conversation: body.conversation), key: key)
         case .reply(let reply): return .reply(reply)
@@ -63,6 +70,8 @@ struct ClusterJobHandler: JobHandler {
         case .release(let key):
             _ = store.release(key)
             return .silent
+        case .directRead(let request, let fields, let layout):
+            return executeDirect(request, fields, layout: layout)
         }
     }
 

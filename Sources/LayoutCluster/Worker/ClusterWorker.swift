@@ -63,12 +63,16 @@ public struct ClusterWorker: Service {
         let brokerJobs = BrokerJobDesk()
         var jobs = ClusterJobHandler(handler: handler, store: store, stats: stats, limits: configuration.inputLimits, brokerJobs: brokerJobs)
         jobs.membership = membership
+        // Reads straight from clients (`cluster.direct`), answered only under the broker's read lease.
+        let direct = cluster.directEndpoint.map { _ in (reads: JobDesk<DirectRead>(), lease: ReadLease()) }
+        jobs.directReads = direct?.reads
+        jobs.lease = direct?.lease
         let pool = WorkerPool(workers: configuration.resolvedWorkers, queueCapacity: configuration.queueCapacity, handler: jobs, stats: stats) { reply in
             mailbox.post(.reply(reply))
         }
         let health = DaemonHealth()
         let running = RunningNode(stop: { mailbox.post(.shutdown) }, health: health)
-        let bound = Mutex<Result<String?, ServerFailure>?>(nil)
+        let bound = Mutex<Result<(stats: String?, direct: String?), ServerFailure>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let configuration = self.configuration
         let cluster = self.cluster
@@ -78,10 +82,10 @@ public struct ClusterWorker: Service {
                 let link = try WorkerLink(
                     context: context, configuration: configuration, cluster: cluster, mailbox: mailbox,
                     pool: pool, store: store, stats: stats, brokerJobs: brokerJobs,
-                    curve: curve, membership: membership, health: health, logger: logger
+                    curve: curve, membership: membership, health: health, direct: direct, logger: logger
                 )
                 health.advance(to: .serving)
-                bound.withLock { $0 = .success(link.statsEndpoint) }
+                bound.withLock { $0 = .success((link.statsEndpoint, link.directEndpoint)) }
                 ready.signal()
                 link.run()
             } catch {
@@ -94,8 +98,9 @@ public struct ClusterWorker: Service {
         thread.name = "layoutd-worker-io"
         thread.start()
         ready.wait()
-        let statsEndpoint = try bound.withLock { $0 ?? .failure(ServerFailure("the worker did not start")) }.get()
-        running.setEndpoints(front: "", events: "", stats: statsEndpoint ?? "", back: cluster.joinEndpoint ?? "", eventsIn: cluster.joinEventsEndpoints.joined(separator: ","))
+        let endpoints = try bound.withLock { $0 ?? .failure(ServerFailure("the worker did not start")) }.get()
+        // A worker's front is its direct endpoint, as clients reach it ("" without one).
+        running.setEndpoints(front: endpoints.direct ?? "", events: "", stats: endpoints.stats ?? "", back: cluster.joinEndpoint ?? "", eventsIn: cluster.joinEventsEndpoints.joined(separator: ","))
         // The same exposition as the worker's stats socket's `metrics`.
         let metrics = WorkerMetrics(stats: stats, pool: pool, store: store, membership: membership)
         try running.serveOperations(
