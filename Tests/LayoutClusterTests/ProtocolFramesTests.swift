@@ -25,6 +25,10 @@ import Testing
         let grant = LeaseGrant(sequence: 41, milliseconds: 2000)
         #expect(LeaseGrant(frame: grant.frame) == grant)
         #expect(LeaseGrant(frame: Array(#"{"lease":-1,"leaseMillis":2000}"#.utf8)) == nil)
+        for key in [LayoutKey(name: "feed"), LayoutKey(namespace: "alice", name: "wall")] {
+            #expect(FenceRequest(frame: FenceRequest(key: key).frame) == FenceRequest(key: key))
+        }
+        #expect(FenceRequest(frame: Array(#"{"layout":""}"#.utf8)) == nil)
         let token = RequestToken(0x0102_0304_0506_0708)
         #expect(token.frame == [8, 7, 6, 5, 4, 3, 2, 1])
         #expect(RequestToken(frame: token.frame) == token)
@@ -94,7 +98,7 @@ import Testing
     }
 
     @Test func commandsKeepTheirMDPNumbers() {
-        #expect(WorkerCommand.allCases.map(\.rawValue) == [0x01, 0x02, 0x03, 0x04, 0x05, 0x81, 0x82, 0x83, 0x84])
+        #expect(WorkerCommand.allCases.map(\.rawValue) == [0x01, 0x02, 0x03, 0x04, 0x05, 0x81, 0x82, 0x83, 0x84, 0x85])
         #expect(WorkerProtocol.extensionVersion == 5)
         #expect(WorkerProtocol.header == Array("MDPW01".utf8))
     }

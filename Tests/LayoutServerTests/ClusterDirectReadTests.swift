@@ -205,3 +205,43 @@ import ZeroMQ
         return try #require(try socket.receiveBytes())
     }
 }
+
+/// Keys moving to a worker that joins: the old owner stops answering them directly, the new one answers.
+@Suite(.serialized) struct ClusterDirectReadMoveTests {
+    @Test func aKeyMovedToAJoiningWorkerIsAnsweredByItsNewOwnerOnly() throws {
+        let direct = try DirectReadCluster(workers: ["direct-0"])
+        let front = try direct.dealer()
+        let keys = (0..<12).map { "m-\($0)" }
+        for key in keys { #expect(try direct.call(mosaicJob(key: key, count: 10), on: front).ok) }
+        let before = try Dictionary(uniqueKeysWithValues: keys.map { ($0, try direct.entry($0)) })
+        try direct.addWorker(named: "direct-1")
+        // The table shows the moves once they are settled.
+        var moved: [String] = []
+        let bound = Date().addingTimeInterval(20)
+        while moved.isEmpty || moved.contains(where: { (try? direct.entry($0).worker) != "direct-1" }), Date() < bound {
+            moved = keys.filter { (try? direct.entry($0).worker) == "direct-1" }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        #expect(!moved.isEmpty, "direct-1 wins some of 12 keys")
+        let old = try direct.dealer(direct.directEndpoints["direct-0"])
+        let new = try direct.dealer(direct.directEndpoints["direct-1"])
+        for key in moved {
+            let stale = #"{"v":1,"op":"query","layout":"\#(key)","epoch":\#(before[key]?.epoch ?? 0),"items":[[0,0]]}"#
+            #expect((try direct.call(stale, on: old)["error"] as? [String: Any])?["code"] as? String == "moved")
+            let now = try direct.entry(key)
+            let fresh = #"{"v":1,"op":"query","layout":"\#(key)","epoch":\#(now.epoch),"minVersion":1,"items":[[0,0]]}"#
+            let answered = try direct.callUntilAnswered(fresh, on: new)
+            #expect(answered.ok && answered.result["version"] as? Int == 1, "\(key): \(answered)")
+        }
+        let routing = (try TestDaemon.object(try statsBytes(direct))["cluster"] as? [String: Any])?["routing"] as? [String: Any]
+        #expect(routing?["fences"] as? Int ?? 0 >= moved.count)
+    }
+
+    private func statsBytes(_ direct: DirectReadCluster) throws -> [UInt8] {
+        let socket = try Socket(.req, in: direct.context)
+        try socket.set(.receiveTimeout, 5_000)
+        try socket.connect(direct.cluster.broker.statsEndpoint)
+        _ = try socket.send("stats")
+        return try #require(try socket.receiveBytes())
+    }
+}

@@ -231,6 +231,8 @@ extension BrokerCore {
                 record.inFlight -= 1
             case .standby(let record, _):
                 if record.standby?.token == token { dropStandby(of: record) }
+            case .fence(let record):
+                record.inFlight -= 1
             case .snapshot(let record, let recipe):
                 record.inFlight -= 1
                 record.snapshotInFlight = false

@@ -92,6 +92,24 @@ extension BrokerCore {
         return LeaseGrant(sequence: heartbeat.sequence, milliseconds: milliseconds)
     }
 
+    /// A key moving away from `owner`, a worker with a direct endpoint that still takes work: it is told
+    /// to stop answering direct reads of the key (FENCE), and the move waits for its REPLY like any
+    /// request in flight there, so the new owner takes no change the old one could still be read
+    /// without. A worker that is leaving dropped its read lease before it said so.
+    func fenceDirectReads(of record: KeyRecord, at owner: WorkerRecord) {
+        guard owner.isAlive, owner.directEndpoint != nil else { return }
+        let token = makeToken()
+        guard output.send(.fence(token, FenceRequest(key: record.key)), to: owner.routingID) else {
+            workerDied(owner, reason: "unreachable")
+            return
+        }
+        pending[token] = Pending(token: token, worker: owner, kind: .fence(record), epoch: epoch)
+        owner.pendingTokens.insert(token)
+        owner.inFlight += 1
+        record.inFlight += 1
+        counters.fences += 1
+    }
+
     /// Until when the keys of `worker`, whose registration ends, must stay where they are: a worker
     /// with a direct endpoint may answer reads until the lease granted from its last heartbeat runs out,
     /// which is within the broker's wait from when that heartbeat was received. Nil when nothing holds

@@ -430,7 +430,7 @@ final class BrokerLoop {
         case .evicted:
             guard lastIndex == 4, let worker = core.heard(from: head.identity, now: time), let report = EvictionReport(frame: last.bytes) else { return }
             core.workerEvicted(report.evicted, at: worker)
-        case .request, .restore, .release, .snapshot:
+        case .request, .restore, .release, .snapshot, .fence:
             logger.debug("broker command from a worker ignored")
         }
     }
@@ -586,6 +586,11 @@ extension BrokerLoop: BrokerOutput {
                 }
             case .snapshot(let token, let request):
                 try back.send(WorkerCommand.snapshot.frame, flags: .sendMore)
+                try back.send(token.frame, flags: .sendMore)
+                try back.send(WorkerMessageHead.empty, flags: .sendMore)
+                try back.send(request.frame)
+            case .fence(let token, let request):
+                try back.send(WorkerCommand.fence.frame, flags: .sendMore)
                 try back.send(token.frame, flags: .sendMore)
                 try back.send(WorkerMessageHead.empty, flags: .sendMore)
                 try back.send(request.frame)

@@ -129,6 +129,8 @@ final class Pending {
         /// without a recipe one (`BrokerCore.reprotect`).
         case snapshot(KeyRecord, Recipe?)
         case listPart(ListAggregate)
+        /// A FENCE of a key moving away from a worker with a direct endpoint: the move waits for it.
+        case fence(KeyRecord)
     }
 
     let token: RequestToken
@@ -168,6 +170,8 @@ enum WorkerOrder {
     case restore(RequestToken, RestoreHeader, [HeldBody])
     case release([LayoutKey])
     case snapshot(RequestToken, SnapshotRequest)
+    /// To a worker with a direct endpoint: stop answering direct reads of a key that moves away.
+    case fence(RequestToken, FenceRequest)
     case heartbeat
     case disconnect
 }
@@ -218,6 +222,8 @@ struct RoutingCounters {
     var restoreFailures = 0
     var seeds = 0
     var moves = 0
+    /// FENCEs sent: keys moving away from a worker with a direct endpoint.
+    var fences = 0
     var lost = 0
     var released = 0
     /// Copies adopted after a restart and then replaced by a newer copy another worker reported.

@@ -77,7 +77,11 @@ extension ClusterJobHandler {
         case .list: reply = DirectReadReplies.list(id: id, copy)
         default: reply = handler.execute(request)
         }
-        // Last: the answer is made from a copy read before this instant, so the lease must hold now.
+        // Last: the answer is made from a copy read before this instant, so the lease must hold now, and
+        // the key must not be moving away (FENCE).
+        if let fences, fences.isFenced(key) {
+            return DirectReadReplies.moved(id: id, "\"\(layout)\" is moving to another worker; ask the broker", copy: nil, op: op)
+        }
         guard let lease, lease.holds(at: DispatchTime.now().uptimeNanoseconds) else {
             return DirectReadReplies.moved(id: id, "this worker has not heard from its broker within its read lease; ask the broker", copy: nil, op: op)
         }

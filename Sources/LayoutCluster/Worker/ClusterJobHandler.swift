@@ -28,6 +28,8 @@ struct ClusterJobHandler: JobHandler {
     var directReads: JobDesk<DirectRead>?
     /// Whether direct reads may be answered now; nil without a direct endpoint.
     var lease: ReadLease?
+    /// Keys moving away, whose direct reads are answered `moved`; nil without a direct endpoint.
+    var fences: DirectReadFences?
 
     func decode(_ body: RequestBody) -> DecodeOutcome<Job> {
         switch brokerJobs.take(for: body) {
@@ -62,6 +64,8 @@ struct ClusterJobHandler: JobHandler {
             switch outcome {
             case .restored:
                 if restore.epoch > 0 { store.stamp(restore.header.key, epoch: restore.epoch) }
+                // The broker gave this worker the key (again): its new copy may be read directly.
+                fences?.lift(restore.header.key)
                 return JobReply(body: ReplyBody(outcome.body), op: "restore", errorCode: nil)
             case .failed(let code, _): return JobReply(body: ReplyBody(outcome.body), op: "restore", errorCode: code)
             }
@@ -69,6 +73,7 @@ struct ClusterJobHandler: JobHandler {
             return run(snapshot)
         case .release(let key):
             _ = store.release(key)
+            fences?.lift(key)
             return .silent
         case .directRead(let request, let fields, let layout):
             return executeDirect(request, fields, layout: layout)

@@ -64,9 +64,10 @@ public struct ClusterWorker: Service {
         var jobs = ClusterJobHandler(handler: handler, store: store, stats: stats, limits: configuration.inputLimits, brokerJobs: brokerJobs)
         jobs.membership = membership
         // Reads straight from clients (`cluster.direct`), answered only under the broker's read lease.
-        let direct = cluster.directEndpoint.map { _ in (reads: JobDesk<DirectRead>(), lease: ReadLease()) }
+        let direct = cluster.directEndpoint.map { _ in (reads: JobDesk<DirectRead>(), lease: ReadLease(), fences: DirectReadFences()) }
         jobs.directReads = direct?.reads
         jobs.lease = direct?.lease
+        jobs.fences = direct?.fences
         let pool = WorkerPool(workers: configuration.resolvedWorkers, queueCapacity: configuration.queueCapacity, handler: jobs, stats: stats) { reply in
             mailbox.post(.reply(reply))
         }

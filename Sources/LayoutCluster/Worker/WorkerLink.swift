@@ -23,6 +23,8 @@ final class WorkerLink {
     /// Whether direct reads may be answered: extended by the broker's lease grants, revoked when the
     /// connection to it ends. Nil without a direct endpoint.
     private let lease: ReadLease?
+    /// Keys moving away (FENCE): their direct reads are answered `moved`. Nil without a direct endpoint.
+    private let fences: DirectReadFences?
     /// This connection's heartbeats, so that a grant counts from when the one it names was sent.
     private var heartbeats = HeartbeatLedger()
     private var directPending = false
@@ -78,7 +80,7 @@ final class WorkerLink {
         context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, mailbox: Mailbox<IOMessage>,
         pool: WorkerPool<ClusterJobHandler>, store: LayoutStore, stats: ServerStats, brokerJobs: BrokerJobDesk,
         curve: (keys: CurveKeyPair, broker: CurveKey)?, membership: WorkerMembership, health: DaemonHealth,
-        direct: (reads: JobDesk<DirectRead>, lease: ReadLease)? = nil, logger: Logger
+        direct: (reads: JobDesk<DirectRead>, lease: ReadLease, fences: DirectReadFences)? = nil, logger: Logger
     ) throws {
         self.curve = curve
         self.membership = membership
@@ -117,10 +119,12 @@ final class WorkerLink {
             directFront = front
             directEndpoint = cluster.directAdvertiseEndpoint ?? front.boundEndpoint
             lease = direct.lease
+            fences = direct.fences
         } else {
             directFront = nil
             directEndpoint = nil
             lease = nil
+            fences = nil
         }
     }
 
@@ -416,6 +420,12 @@ final class WorkerLink {
                     _ = store.release(key)
                 }
             }
+        case .fence:
+            // `token, "", header`: no direct read of the key is answered from now on; the REPLY tells the
+            // broker so, and only then does it send the key's rebuild to its new owner.
+            guard head.count == 5, let token = head.token, head.delimiterEmpty, let request = FenceRequest(frame: last.bytes) else { return true }
+            fences?.fence(request.key)
+            reply(token: token, body: FenceRequest.done)
         case .heartbeat:
             // Protocol 4: the broker's epoch, which the changes it sends are stamped with.
             if head.count == 3, let epoch = last.withUnsafeBytes({ $0.count == 8 ? UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) : nil }) {
@@ -573,8 +583,8 @@ struct BrokerMessageHead {
         case 0: wellFormed = wellFormed && frame.isEmpty
         case 1: wellFormed = wellFormed && WorkerProtocol.isHeader(frame)
         case 2: command = frame.count == 1 ? WorkerCommand(rawValue: frame[0]) : nil
-        case 3 where command == .request || command == .restore || command == .snapshot: token = RequestToken(frame: frame)
-        case 4 where command == .request || command == .restore || command == .snapshot: delimiterEmpty = frame.isEmpty
+        case 3 where command == .request || command == .restore || command == .snapshot || command == .fence: token = RequestToken(frame: frame)
+        case 4 where command == .request || command == .restore || command == .snapshot || command == .fence: delimiterEmpty = frame.isEmpty
         default: extra.append(Array(frame))
         }
         count += 1

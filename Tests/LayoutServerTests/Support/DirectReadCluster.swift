@@ -21,10 +21,13 @@ final class DirectReadCluster {
         logger.logLevel = .warning
         context = try Context()
         cluster = try TestCluster(workers: 0, configuration: configuration, logger: logger)
-        for name in names {
-            let node = try cluster.addWorker(named: name) { $0.directEndpoint = "tcp://127.0.0.1:*" }
-            directEndpoints[name] = node.frontEndpoint
-        }
+        for name in names { try addWorker(named: name) }
+    }
+
+    /// One more worker with a direct endpoint; returns once the broker counts it.
+    func addWorker(named name: String) throws {
+        let node = try cluster.addWorker(named: name) { $0.directEndpoint = "tcp://127.0.0.1:*" }
+        directEndpoints[name] = node.frontEndpoint
     }
 
     deinit {
