@@ -190,9 +190,12 @@ public struct ClusterConfiguration: Sendable, Hashable {
         c.leaseMilliseconds = try positive(config.int(forKey: "cluster.leaseMillis", default: c.leaseMilliseconds), "cluster.leaseMillis")
         c.compactAfterBytes = try nonNegative(config.int(forKey: "cluster.compactAfterBytes", default: c.compactAfterBytes), "cluster.compactAfterBytes")
         c.compactAfterChanges = try nonNegative(config.int(forKey: "cluster.compactAfterChanges", default: c.compactAfterChanges), "cluster.compactAfterChanges")
-        if c.directEndpoint != nil, c.workerSecretKeyFile != nil {
-            // Its clients' keys and namespaces are the broker's; a worker does not have them yet.
-            throw ConfigurationError(key: "cluster.direct", message: "a worker with CURVE (security.workerSecretKeyFile) has no direct endpoint yet; leave cluster.direct empty")
+        let serverSecret = config.string(forKey: "security.serverSecretKeyFile", default: "")
+        let clientKeys = config.string(forKey: "security.clientKeysFile", default: "")
+        if c.directEndpoint != nil, c.workerSecretKeyFile != nil, serverSecret.isEmpty || clientKeys.isEmpty {
+            // Its clients are the broker's: without the broker's key and allow-list, the direct endpoint
+            // would admit anyone, in no client's namespace.
+            throw ConfigurationError(key: "cluster.direct", message: "a worker with CURVE needs the broker's security.serverSecretKeyFile and security.clientKeysFile for its direct endpoint")
         }
         if role == .worker, c.joinEndpoint == nil {
             throw ConfigurationError(key: "cluster.join", message: "a worker needs the broker's back endpoint (--join tcp://HOST:5560)")

@@ -4,6 +4,7 @@ import LayoutServer
 import LayoutWire
 import Logging
 import ServiceLifecycle
+import UnixSignals
 import Synchronization
 import ZeroMQ
 
@@ -21,15 +22,20 @@ public struct ClusterWorker: Service {
     }
 
     public func run() async throws {
+        // A direct endpoint with CURVE admits the broker's clients: SIGHUP rereads their keys, as the
+        // broker does (trapped before the sockets are bound, so a SIGHUP never meets the default action).
+        let hangUps = configuration.isCurveEnabled && cluster.directEndpoint != nil ? await UnixSignalsSequence(trapping: .sighup) : nil
         let running = try start()
         logger.info("layoutd worker serving", metadata: [
             "broker": "\(cluster.joinEndpoint ?? "")", "events": "\(cluster.joinEventsEndpoints.joined(separator: ","))",
             "worker": "\(cluster.resolvedWorkerID)", "workers": "\(configuration.resolvedWorkers)",
         ])
-        await withGracefulShutdownHandler {
-            await running.waitUntilStopped()
-        } onGracefulShutdown: {
-            running.requestStop()
+        await running.serve(reloadingOn: hangUps, logger: logger) {
+            await withGracefulShutdownHandler {
+                await running.waitUntilStopped()
+            } onGracefulShutdown: {
+                running.requestStop()
+            }
         }
         logger.info("layoutd worker stopped")
     }
@@ -64,7 +70,10 @@ public struct ClusterWorker: Service {
         var jobs = ClusterJobHandler(handler: handler, store: store, stats: stats, limits: configuration.inputLimits, brokerJobs: brokerJobs)
         jobs.membership = membership
         // Reads straight from clients (`cluster.direct`), answered only under the broker's read lease.
-        let direct = cluster.directEndpoint.map { _ in (reads: JobDesk<DirectRead>(), lease: ReadLease(), fences: DirectReadFences()) }
+        // With CURVE, the direct endpoint admits the broker's clients under the broker's key (its ZAP
+        // handler starts before any socket of the context binds).
+        let directAccess = cluster.directEndpoint == nil ? nil : try ClusterCurve.startDirectAccess(configuration: configuration, context: context, stats: stats, logger: logger)
+        let direct = cluster.directEndpoint.map { _ in (reads: JobDesk<DirectRead>(), lease: ReadLease(), fences: DirectReadFences(), access: directAccess) }
         jobs.directReads = direct?.reads
         jobs.lease = direct?.lease
         jobs.fences = direct?.fences
@@ -72,7 +81,7 @@ public struct ClusterWorker: Service {
             mailbox.post(.reply(reply))
         }
         let health = DaemonHealth()
-        let running = RunningNode(stop: { mailbox.post(.shutdown) }, health: health)
+        let running = RunningNode(stop: { mailbox.post(.shutdown) }, health: health, access: directAccess)
         let bound = Mutex<Result<(stats: String?, direct: String?), ServerFailure>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let configuration = self.configuration

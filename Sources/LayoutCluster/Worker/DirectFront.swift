@@ -18,14 +18,21 @@ final class DirectFront {
     private let desk: JobDesk<DirectRead>
     private let stats: ServerStats
     private let logger: Logger
+    /// With CURVE: who sent each request, from its connection's User-Id, as at the broker's front.
+    private let gate: AccessGate?
     /// The endpoint bound (a `*` port resolved).
     let boundEndpoint: String
     let fileDescriptor: Int32
 
-    init(context: Context, endpoint: String, configuration: ServerConfiguration, desk: JobDesk<DirectRead>, stats: ServerStats, logger: Logger) throws {
+    init(
+        context: Context, endpoint: String, configuration: ServerConfiguration, access: AccessControl?,
+        desk: JobDesk<DirectRead>, stats: ServerStats, logger: Logger
+    ) throws {
         socket = try Socket(.router, in: context)
         try socket.set(.sendHighWaterMark, configuration.sendHighWaterMark)
         try socket.set(.maxMessageSize, configuration.maxMessageBytes)
+        if let access { try AccessGate.secureFront(socket, with: access) }
+        gate = access.map { AccessGate(access: $0) }
         try socket.bind(endpoint)
         boundEndpoint = try socket.lastEndpoint
         fileDescriptor = try socket.get(.fileDescriptor)
@@ -58,8 +65,14 @@ final class DirectFront {
                     more = try socket.receiveFollowingFrame().more
                     attachments += 1
                 }
-                // Reads only, in the shared namespace: a worker with CURVE has no direct endpoint yet.
-                body = RequestBody(frame)
+                if let gate {
+                    // With CURVE: the caller's namespace is the one the broker gives it, from the same
+                    // allow-list; a key taken off the list gets nothing.
+                    guard let caller = gate.caller(of: frame) else { continue }
+                    body = RequestBody(frame, caller: caller)
+                } else {
+                    body = RequestBody(frame)
+                }
             } catch {
                 logger.warning("direct endpoint receive failed", metadata: ["error": "\(error)"])
                 return false

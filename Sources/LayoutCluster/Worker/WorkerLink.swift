@@ -80,7 +80,7 @@ final class WorkerLink {
         context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, mailbox: Mailbox<IOMessage>,
         pool: WorkerPool<ClusterJobHandler>, store: LayoutStore, stats: ServerStats, brokerJobs: BrokerJobDesk,
         curve: (keys: CurveKeyPair, broker: CurveKey)?, membership: WorkerMembership, health: DaemonHealth,
-        direct: (reads: JobDesk<DirectRead>, lease: ReadLease, fences: DirectReadFences)? = nil, logger: Logger
+        direct: (reads: JobDesk<DirectRead>, lease: ReadLease, fences: DirectReadFences, access: AccessControl?)? = nil, logger: Logger
     ) throws {
         self.curve = curve
         self.membership = membership
@@ -115,7 +115,9 @@ final class WorkerLink {
             statsEndpoint = nil
         }
         if let endpoint = cluster.directEndpoint, let direct {
-            let front = try DirectFront(context: context, endpoint: endpoint, configuration: configuration, desk: direct.reads, stats: stats, logger: logger)
+            let front = try DirectFront(
+                context: context, endpoint: endpoint, configuration: configuration, access: direct.access, desk: direct.reads, stats: stats, logger: logger
+            )
             directFront = front
             directEndpoint = cluster.directAdvertiseEndpoint ?? front.boundEndpoint
             lease = direct.lease
