@@ -1,3 +1,4 @@
+import Dispatch
 import LayoutServer
 import LayoutWire
 
@@ -62,7 +63,10 @@ extension BrokerCore {
         }
         writer.write(raw: "]}}")
         output.reply(to: request.envelope, bytes: writer.finish())
-        record(request, errorCode: nil)
+        // Counted under its own name: `route` is no `OperationName` (a single daemon does not know it).
+        clientsInFlight -= 1
+        let now = DispatchTime.now().uptimeNanoseconds
+        stats.recordRequest(op: "route", micros: (now > request.arrived ? now - request.arrived : 0) / 1000, errorCode: nil)
     }
 
     /// Whether `route` events are published: only while a worker with a direct endpoint is registered,
