@@ -32,6 +32,28 @@ import Testing
         cluster.deliverAll()
     }
 
+    @Test func aKeyWhoseFenceIsUnansweredWaitsForTheLeaseWhenItsOwnerDrops() throws {
+        let cluster = SimulatedCluster()
+        cluster.join("a", direct: "tcp://a:5570")
+        for index in 0..<20 { cluster.request(prepareBody("k\(index)", count: 5)) }
+        cluster.deliverAll()
+        // a was granted a lease from a heartbeat it sent now.
+        cluster.record(of: "a")?.leaseHeartbeat = (sequence: 1, receivedAt: cluster.clock)
+        cluster.join("b")
+        let fenced = cluster.orders(to: "a").compactMap(\.fencedKey)
+        let key = try #require(fenced.first)
+        // a's connection drops before it answered: it may be alive and still answering direct reads.
+        cluster.kill("a")
+        let change = cluster.request(updateBody(key.name, insert: "x"))
+        cluster.deliverAll()
+        #expect(cluster.replyCount(for: change) == 0, "no change is made elsewhere while a's lease may hold")
+        // Once the lease is surely over, the key is rebuilt at b and the change made there.
+        cluster.advance(by: 60_000_000_000)
+        cluster.deliverAll()
+        #expect(cluster.reply(for: change)?["ok"] as? Bool == true)
+        #expect(cluster.core.keys[key]?.owner?.name == "b")
+    }
+
     @Test func aKeyRebuiltAtAWorkerIsReadableThereAgain() throws {
         let worker = SimulatedCluster().join("a", direct: "tcp://a:5570")
         let key = LayoutKey(name: "feed")

@@ -262,7 +262,10 @@ extension BrokerCore {
             rememberFormerCopy(of: record, at: worker)
             if case .restoring(_, let previous) = record.phase, let previous, previous.isConnected {
                 fallBack(record, to: previous)
-            } else if let deadline, record.kept, record.isSettled {
+            } else if let deadline, record.kept, record.isSettled || movesOffLeasedCopy(record, of: worker) {
+                // A move off a worker that may still answer direct reads (its FENCE perhaps unanswered)
+                // is called off: the key waits for that worker, or for its lease to run out, like the others.
+                if !record.isSettled { settle(record) }
                 setOwner(record, nil)
                 awaitReturn(record, of: worker.name, until: deadline)
                 waiting.append(key)

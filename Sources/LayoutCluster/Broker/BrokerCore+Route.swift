@@ -114,6 +114,14 @@ extension BrokerCore {
         counters.fences += 1
     }
 
+    /// Whether `record` is moving off `worker`, a worker with a read lease, before its FENCE was answered
+    /// (draining): the worker may still answer direct reads of it, so it must not go elsewhere before
+    /// the lease has run out. (Once drained, the FENCE was answered: the move may go on.)
+    func movesOffLeasedCopy(_ record: KeyRecord, of worker: WorkerRecord) -> Bool {
+        guard case .draining = record.phase, leaseHold(of: worker) != nil else { return false }
+        return true
+    }
+
     /// Until when the keys of `worker`, whose registration ends, must stay where they are: a worker
     /// with a direct endpoint may answer reads until the lease granted from its last heartbeat runs out,
     /// which is within the broker's wait from when that heartbeat was received. Nil when nothing holds
