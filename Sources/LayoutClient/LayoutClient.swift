@@ -28,7 +28,17 @@ public final class LayoutClient {
     public let timeout: Duration
     /// How requests go round `endpoints`; unused with a single endpoint.
     public let failover: FailoverPolicy
+    /// Whether reads go straight to a cluster worker that owns the key (`DirectReads.automatic`, the
+    /// default) or always to the front.
+    public let directReads: DirectReads
     private let connection: DealerConnection
+    /// The context the client's sockets live in, for its direct connections.
+    let context: Context
+    /// The keys of a daemon with CURVE, for its direct connections too (a worker's direct endpoint has
+    /// the broker's key).
+    let curve: CurveCredentials?
+    /// The route table and what else routing reads needs.
+    var router = DirectRouter()
     private var endpointIndex = 0
     private var lastID = 0
 
@@ -44,9 +54,10 @@ public final class LayoutClient {
         endpoint: String = LayoutClient.defaultEndpoint,
         context: Context? = nil,
         timeout: Duration = .seconds(5),
-        curve: CurveCredentials? = nil
+        curve: CurveCredentials? = nil,
+        directReads: DirectReads = .automatic
     ) throws(ClientError) {
-        try self.init(endpoints: [endpoint], context: context, timeout: timeout, curve: curve)
+        try self.init(endpoints: [endpoint], context: context, timeout: timeout, curve: curve, directReads: directReads)
     }
 
     /// Connects to the first of `endpoints` (in the background, as `init(endpoint:context:timeout:curve:)`
@@ -55,7 +66,7 @@ public final class LayoutClient {
     /// With more than one endpoint, a request whose reply does not come within `timeout`, or that a
     /// standby broker answers (`unavailable`, with "standby" in its message), goes to the next endpoint
     /// on a fresh socket, and later requests start there. It is sent again only where that is safe:
-    /// read-only ops (`ping`, `layout`, `query`, `list`) always, changes (`prepare`, `bounds`, `update`,
+    /// read-only ops (`ping`, `layout`, `query`, `list`, `route`) always, changes (`prepare`, `bounds`, `update`,
     /// `diff`, `drop`) only with an `ifVersion`, so that nothing is applied twice; any other request
     /// throws `ClientError.outcomeUnknown` instead. After a round in which every endpoint answered as a
     /// standby the client pauses (`failover.backoff`, doubling); after `failover.rounds` rounds it
@@ -64,25 +75,35 @@ public final class LayoutClient {
     /// With a single endpoint nothing moves: a timeout throws `ClientError.timeout` and a standby's
     /// answer is the reply, as with `init(endpoint:context:timeout:curve:)`.
     ///
+    /// With `directReads` `.automatic` (the default), a `query` against a cluster's broker goes to the
+    /// worker that owns its key when the broker's route table names one (see `DirectReads`); `.off`
+    /// sends everything to the front endpoints.
+    ///
     /// - Throws: `ClientError.invalidInput` for an empty list or an empty endpoint.
     public init(
         endpoints: [String],
         context: Context? = nil,
         timeout: Duration = .seconds(5),
         failover: FailoverPolicy = FailoverPolicy(),
-        curve: CurveCredentials? = nil
+        curve: CurveCredentials? = nil,
+        directReads: DirectReads = .automatic
     ) throws(ClientError) {
         guard let first = endpoints.first else { throw .invalidInput("no front endpoint: give at least one") }
         guard !endpoints.contains(where: \.isEmpty) else { throw .invalidInput("an empty front endpoint in \(endpoints)") }
-        connection = try DealerConnection(endpoint: first, context: makeContext(context), sendTimeout: timeout, curve: curve)
+        let context = try makeContext(context)
+        connection = try DealerConnection(endpoint: first, context: context, sendTimeout: timeout, curve: curve)
+        self.context = context
+        self.curve = curve
         self.endpoints = endpoints
         self.timeout = timeout
         self.failover = failover
+        self.directReads = directReads
     }
 
-    /// Closes the socket; later requests fail with a transport error. `deinit` closes too.
+    /// Closes the sockets; later requests fail with a transport error. `deinit` closes too.
     public func close() {
         connection.close()
+        for direct in router.connections.values { direct.close() }
     }
 
     // MARK: Raw bodies
@@ -117,6 +138,11 @@ public final class LayoutClient {
     /// One try at the endpoint in use: the reply to `id`, or `nil` when none came within `timeout`
     /// (or the body could not even be queued, which only a peer that stopped reading causes).
     func attempt(_ body: [UInt8], id: CorrelationID?) throws(ClientError) -> [UInt8]? {
+        try attempt(body, id: id, on: connection)
+    }
+
+    /// One try on `connection` (the front's, or a worker's direct endpoint's).
+    func attempt(_ body: [UInt8], id: CorrelationID?, on connection: DealerConnection) throws(ClientError) -> [UInt8]? {
         do {
             try connection.send(body)
         } catch .timeout {
@@ -158,8 +184,12 @@ public final class LayoutClient {
     /// The operations (`ping()`, `prepare(key:jobBytes:returning:format:)`, ...) are this with the
     /// fields of PROTOCOL.md; use it directly for fields or ops they do not cover.
     public func call(_ op: String, fields: [String: Any] = [:]) throws(ClientError) -> Reply {
+        let key = fields["layout"] as? String
+        if op == "query", let key, let reply = try queryDirectly(key: key, fields: fields) { return reply }
         let request = try makeRequest(op, fields: fields)
-        return try Reply(body: self.request(request.body, id: request.id))
+        let reply = try Reply(body: self.request(request.body, id: request.id))
+        if let key { noteVersion(of: reply, key: key, op: op) }
+        return reply
     }
 
     /// A request body for `op` with `fields`, a fresh `id` and `v` 1: for `send(_:)`. Members of

@@ -26,6 +26,13 @@ public struct ReplyError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unavailable = Code(rawValue: "unavailable")
         /// `internal`: a fault in the daemon.
         public static let `internal` = Code(rawValue: "internal")
+        /// `moved`: a cluster worker's direct endpoint does not serve this read (not its key at that
+        /// epoch, or its read lease lapsed); ask the broker.
+        public static let moved = Code(rawValue: "moved")
+        /// `behind`: a cluster worker's copy is older than the read's `minVersion`; ask the broker.
+        public static let behind = Code(rawValue: "behind")
+        /// `read_only`: a change sent to a cluster worker's direct endpoint; send it to the broker.
+        public static let readOnly = Code(rawValue: "read_only")
 
         public var description: String { rawValue }
     }

@@ -3,8 +3,8 @@
 ///
 /// Read from the body itself, so that raw `request(_:)` bodies follow the same rule as the operations.
 enum ResendRule {
-    /// Ops that change nothing: a second copy is harmless.
-    static let readOnlyOps: Set<String> = ["ping", "layout", "query", "list"]
+    /// Ops that change nothing: a second copy is harmless (`route` is a broker's, answered by itself).
+    static let readOnlyOps: Set<String> = ["ping", "layout", "query", "list", "route"]
     /// Ops that change a layout; the daemon checks `ifVersion` on every one of them.
     static let changeOps: Set<String> = ["prepare", "bounds", "update", "diff", "drop"]
 

@@ -27,6 +27,14 @@ public struct WireError: Error, Hashable, Sendable {
         case unavailable
         /// A fault of the daemon itself.
         case `internal`
+        /// A cluster worker's direct endpoint does not serve this read: it does not own the key at the
+        /// epoch the client named, or its read lease lapsed. Ask the broker (and refresh the route table).
+        case moved
+        /// A cluster worker's direct endpoint owns the key but its copy is older than the `minVersion`
+        /// the client named. Ask the broker, or again later.
+        case behind
+        /// A cluster worker's direct endpoint answers reads only; changes go to the broker.
+        case readOnly = "read_only"
     }
 
     public var code: Code

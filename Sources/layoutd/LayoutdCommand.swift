@@ -80,6 +80,12 @@ struct LayoutdCommand: AsyncParsableCommand {
     @Option(name: .customLong("worker-http"), help: "Worker: an operations HTTP listener of its own, host:port (default: none).")
     var workerHTTP: String?
 
+    @Option(name: .customLong("direct"), help: "Worker: a ROUTER of its own that answers clients' reads of the keys it owns, e.g. tcp://0.0.0.0:5570 (default: none).")
+    var direct: String?
+
+    @Option(name: .customLong("direct-advertise"), help: "Worker: the direct endpoint as clients reach it, given to them in the broker's route table (default: the one bound).")
+    var directAdvertise: String?
+
     @Option(name: .customLong("worker-secret-key-file"), help: "Worker with CURVE: its own secret key (Z85). Needs --server-public-key-file.")
     var workerSecretKeyFile: String?
 
@@ -110,6 +116,8 @@ struct LayoutdCommand: AsyncParsableCommand {
         if let workerStats { overrides["cluster.workerStats"] = .init(.string(workerStats), isSecret: false) }
         if let workerSecretKeyFile { overrides["security.workerSecretKeyFile"] = .init(.string(workerSecretKeyFile), isSecret: false) }
         if let serverPublicKeyFile { overrides["security.serverPublicKeyFile"] = .init(.string(serverPublicKeyFile), isSecret: false) }
+        if let direct { overrides["cluster.direct"] = .init(.string(direct), isSecret: false) }
+        if let directAdvertise { overrides["cluster.directAdvertise"] = .init(.string(directAdvertise), isSecret: false) }
         if let workerHTTP { overrides["cluster.workerHttp"] = .init(.string(workerHTTP), isSecret: false) }
 
         let file = config ?? ConfigurationLoader.defaultFilePath

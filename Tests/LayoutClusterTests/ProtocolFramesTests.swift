@@ -15,6 +15,20 @@ import Testing
         for outcome in [RestoreOutcome.restored(layout: "feed", version: 7, items: 10), .failed(code: "too_large", message: "no room")] {
             #expect(RestoreOutcome(body: outcome.body) == outcome)
         }
+        var direct = ReadyInfo(workerID: "w-2", credit: 8, threads: 1, keys: [])
+        direct.directEndpoint = "tcp://10.0.0.5:5570"
+        #expect(ReadyInfo(frame: direct.frame) == direct)
+        #expect(!ready.frame.containsSubsequence(Array("direct".utf8)), "a worker without one says nothing new")
+        var numbered = load
+        numbered.leaseSequence = 41
+        #expect(WorkerLoad(frame: numbered.frame) == numbered)
+        let grant = LeaseGrant(sequence: 41, milliseconds: 2000)
+        #expect(LeaseGrant(frame: grant.frame) == grant)
+        #expect(LeaseGrant(frame: Array(#"{"lease":-1,"leaseMillis":2000}"#.utf8)) == nil)
+        for key in [LayoutKey(name: "feed"), LayoutKey(namespace: "alice", name: "wall")] {
+            #expect(FenceRequest(frame: FenceRequest(key: key).frame) == FenceRequest(key: key))
+        }
+        #expect(FenceRequest(frame: Array(#"{"layout":""}"#.utf8)) == nil)
         let token = RequestToken(0x0102_0304_0506_0708)
         #expect(token.frame == [8, 7, 6, 5, 4, 3, 2, 1])
         #expect(RequestToken(frame: token.frame) == token)
@@ -84,7 +98,7 @@ import Testing
     }
 
     @Test func commandsKeepTheirMDPNumbers() {
-        #expect(WorkerCommand.allCases.map(\.rawValue) == [0x01, 0x02, 0x03, 0x04, 0x05, 0x81, 0x82, 0x83, 0x84])
+        #expect(WorkerCommand.allCases.map(\.rawValue) == [0x01, 0x02, 0x03, 0x04, 0x05, 0x81, 0x82, 0x83, 0x84, 0x85])
         #expect(WorkerProtocol.extensionVersion == 5)
         #expect(WorkerProtocol.header == Array("MDPW01".utf8))
     }
@@ -172,5 +186,28 @@ import Testing
         #expect(cluster.compactAfterBytes == 0 && cluster.compactAfterChanges == 50)
         #expect(cluster.resolvedWorkerID == "w-7")
         #expect(cluster.eventsInEndpoint == "tcp://*:1")
+        #expect(cluster.directEndpoint == nil, "no direct endpoint unless asked for")
+    }
+
+    @Test func aDirectEndpointIsReadAndRefusedWithCurve() async throws {
+        let reader = try await ConfigurationLoader.reader(filePath: nil, environment: [
+            "LAYOUTD_ROLE": "worker", "LAYOUTD_CLUSTER_JOIN": "tcp://b:7000",
+            "LAYOUTD_CLUSTER_DIRECT": "tcp://0.0.0.0:5570", "LAYOUTD_CLUSTER_DIRECT_ADVERTISE": "tcp://10.0.0.5:5570",
+        ])
+        let cluster = try ClusterConfiguration.read(reader)
+        #expect(cluster.directEndpoint == "tcp://0.0.0.0:5570")
+        #expect(cluster.directAdvertiseEndpoint == "tcp://10.0.0.5:5570")
+        let secured = try await ConfigurationLoader.reader(filePath: nil, environment: [
+            "LAYOUTD_ROLE": "worker", "LAYOUTD_CLUSTER_JOIN": "tcp://b:7000", "LAYOUTD_CLUSTER_DIRECT": "tcp://0.0.0.0:5570",
+            "LAYOUTD_SECURITY_WORKER_SECRET_KEY_FILE": "/k", "LAYOUTD_SECURITY_SERVER_PUBLIC_KEY_FILE": "/p",
+        ])
+        #expect(throws: ConfigurationError.self) { try ClusterConfiguration.read(secured) }
+    }
+}
+
+private extension Array where Element == UInt8 {
+    func containsSubsequence(_ needle: [UInt8]) -> Bool {
+        guard needle.count <= count else { return false }
+        return (0...(count - needle.count)).contains { Array(self[$0..<($0 + needle.count)]) == needle }
     }
 }

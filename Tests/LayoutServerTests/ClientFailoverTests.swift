@@ -86,12 +86,28 @@ struct ClientFailoverTests {
         let front = daemon.running.frontEndpoint
         let version = try prepareFeed(at: front)
         let silent = try FakeBroker(.silent)
-        let client = try LayoutClient(endpoints: [silent.endpoint, front], timeout: Self.shortTimeout)
+        // Routing off: the query itself goes to the front (with it on, `route` goes first: below).
+        let client = try LayoutClient(endpoints: [silent.endpoint, front], timeout: Self.shortTimeout, directReads: .off)
 
         let reply = try client.query(key: "feed", items: Self.firstItem)
         #expect(reply.ok)
         #expect(reply.result.int("version") == version)
         #expect(eventually { silent.receivedOps == ["query"] })
+    }
+
+    @Test("With direct reads, the first query's `route` is sent again after a timeout, then the query")
+    func routeIsResent() throws {
+        let daemon = try TestDaemon()
+        let front = daemon.running.frontEndpoint
+        let version = try prepareFeed(at: front)
+        let silent = try FakeBroker(.silent)
+        let client = try LayoutClient(endpoints: [silent.endpoint, front], timeout: Self.shortTimeout)
+
+        let reply = try client.query(key: "feed", items: Self.firstItem)
+        #expect(reply.ok)
+        #expect(reply.result.int("version") == version)
+        #expect(eventually { silent.receivedOps == ["route"] })
+        #expect(client.endpoint == front)
     }
 
     @Test("A standby applied nothing: a change it answered goes on to the daemon, ifVersion or not")

@@ -44,7 +44,7 @@ private func number(_ value: Any?) -> Double? {
     @Test func everyCodeHasTheContractsName() {
         #expect(WireError.Code.allCases.map(\.rawValue) == [
             "invalid_json", "invalid_request", "unknown_op", "unknown_layout", "invalid_update", "version_conflict",
-            "too_large", "busy", "unavailable", "internal",
+            "too_large", "busy", "unavailable", "internal", "moved", "behind", "read_only",
         ])
     }
 

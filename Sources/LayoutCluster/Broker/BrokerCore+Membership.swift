@@ -189,8 +189,12 @@ extension BrokerCore {
     /// its unanswered changes are answered `unavailable` (whether they were applied is unknown); its
     /// keys are rebuilt elsewhere from their recipes, or published as lost.
     /// With `keysWaitUntil`, its settled layouts wait for its return until then (`BrokerCore+Returns`).
-    func workerDied(_ worker: WorkerRecord, reason: String, keysWaitUntil deadline: Nanos? = nil) {
+    func workerDied(_ worker: WorkerRecord, reason: String, keysWaitUntil grace: Nanos? = nil) {
         guard worker.isConnected else { return }
+        // A worker answering direct reads keeps its keys until its read lease has run out, however its
+        // registration ends (a dropped connection, a failed send, a READY again): a live process cut
+        // off from this broker may answer reads until then, so no change may be made elsewhere first.
+        let deadline = [grace, leaseHold(of: worker)].compactMap { $0 }.max()
         logger.warning("worker declared dead", metadata: ["worker": "\(worker.name)", "reason": "\(reason)", "keys": "\(worker.ownedKeys.count)", "inFlight": "\(worker.inFlight)"])
         counters.workersDied += 1
         worker.state = .dead
@@ -227,6 +231,8 @@ extension BrokerCore {
                 record.inFlight -= 1
             case .standby(let record, _):
                 if record.standby?.token == token { dropStandby(of: record) }
+            case .fence(let record):
+                record.inFlight -= 1
             case .snapshot(let record, let recipe):
                 record.inFlight -= 1
                 record.snapshotInFlight = false
@@ -256,7 +262,10 @@ extension BrokerCore {
             rememberFormerCopy(of: record, at: worker)
             if case .restoring(_, let previous) = record.phase, let previous, previous.isConnected {
                 fallBack(record, to: previous)
-            } else if let deadline, record.kept, record.isSettled {
+            } else if let deadline, record.kept, record.isSettled || movesOffLeasedCopy(record, of: worker) {
+                // A move off a worker that may still answer direct reads (its FENCE perhaps unanswered)
+                // is called off: the key waits for that worker, or for its lease to run out, like the others.
+                if !record.isSettled { settle(record) }
                 setOwner(record, nil)
                 awaitReturn(record, of: worker.name, until: deadline)
                 waiting.append(key)
@@ -326,6 +335,7 @@ extension BrokerCore {
     }
 
     func addToLive(_ worker: WorkerRecord) {
+        routeVersion += 1
         live.append(worker)
         liveSeeds.append(worker.seed)
         worker.loadIndex = loadIndex
@@ -334,6 +344,7 @@ extension BrokerCore {
 
     func removeFromLive(_ worker: WorkerRecord) {
         guard let index = live.firstIndex(where: { $0 === worker }) else { return }
+        routeVersion += 1
         live.remove(at: index)
         liveSeeds.remove(at: index)
         loadIndex.remove(worker)

@@ -28,6 +28,7 @@ extension BrokerCore {
         guard !record.kept || recipes.recipe(for: record.key) != nil else { return }
         counters.moves += 1
         drain(record, toward: target)
+        if let owner = record.owner { fenceDirectReads(of: record, at: owner) }
         if record.inFlight == 0 { drained(record) }
     }
 

@@ -66,6 +66,10 @@ extension BrokerCore {
         case .listPart(let aggregate):
             aggregate.waiting.remove(token)
             collect(first, from: worker, into: aggregate)
+        case .fence(let record):
+            // The old owner answers no direct read of the key any more: the move may go on.
+            record.inFlight -= 1
+            keyQuieted(record)
         }
         pumpRestores(at: worker)
     }

@@ -90,7 +90,7 @@ extension BrokerCore {
                 "keyed": c.keyed, "stateless": c.stateless, "lists": c.lists, "held": c.held,
                 "retried": c.retried, "unavailable": c.unavailable, "busy": c.busy,
                 "restores": c.restores, "restoreFailures": c.restoreFailures, "seeds": c.seeds,
-                "moves": c.moves, "lost": c.lost, "released": c.released, "supersededCopies": c.supersededCopies,
+                "moves": c.moves, "fences": c.fences, "lost": c.lost, "released": c.released, "supersededCopies": c.supersededCopies,
                 "workersJoined": c.workersJoined, "workersDied": c.workersDied, "epochAdvances": c.epochAdvances,
                 "connectionsDropped": c.connectionsDropped, "keysKeptThroughDrops": c.keysKeptThroughDrops,
                 "keysRebuiltAfterDrops": c.keysRebuiltAfterDrops, "standbyRebuilds": c.standbyRebuilds, "standbysUsed": c.standbysUsed, "formerCopiesTakenBack": c.formerCopiesTakenBack,

@@ -83,6 +83,10 @@ final class BrokerCore {
     /// this rests on the clock not going back between two starts (docs/PROTOCOL.md §10.9).
     var epoch: UInt64
 
+    /// The route table's version (`BrokerCore+Route`): moves on whenever a key's owner or epoch, or the
+    /// live workers, change.
+    var routeVersion = 0
+
     /// Journal writes asked for so far: a reply that caused some waits for them (`replyWhenJournaled`).
     var journalWrites = 0
     /// The recipes' journal's figures for `stats` and `metrics`; nil without a journal.
@@ -116,7 +120,9 @@ final class BrokerCore {
         clientsInFlight += 1
         nextRequestSequence += 1
         let request = ClientRequest(envelope: envelope, body: body, route: route, caller: caller, arrived: now, sequence: nextRequestSequence)
-        if rejoinUntil != nil, request.key != nil || route.operation == .list {
+        // `route` waits with the keys: until the workers have registered again, the table is not yet
+        // the one whose copies the broker will keep.
+        if rejoinUntil != nil, request.key != nil || route.operation == .list || routeAsk(in: request) != nil {
             holdUntilRejoined(request)
             return
         }
@@ -125,7 +131,9 @@ final class BrokerCore {
 
     /// Routes a request (a new one, or one retried after its worker died).
     func dispatch(_ request: ClientRequest) {
-        if request.route.operation == .list {
+        if let ask = routeAsk(in: request) {
+            answerRoute(request, ask)
+        } else if request.route.operation == .list {
             startList(request)
         } else if let key = request.key {
             routeKeyed(request, key: key)
@@ -245,12 +253,14 @@ final class BrokerCore {
     func assignEpoch(_ record: KeyRecord, _ epoch: UInt64) {
         guard epoch != record.epoch else { return }
         record.epoch = epoch
+        routeVersion += 1
         guard record.kept else { return }
         journalWrites += 1
         output.journalEpoch(of: record.key, epoch: epoch)
     }
 
     func setOwner(_ record: KeyRecord, _ worker: WorkerRecord?) {
+        if record.owner !== worker { routeVersion += 1 }
         record.owner?.ownedKeys.remove(record.key)
         record.owner = worker
         worker?.ownedKeys.insert(record.key)

@@ -63,6 +63,8 @@ final class BrokerLoop {
     /// Whether a send may have consumed a socket's edge-triggered readiness signal (see `IOLoop`).
     private var sentOnFront = false
     private var sentOnBack = false
+    /// The route table's version last published on the events socket (`route`).
+    private var publishedRouteVersion = 0
     /// With CURVE: who may do what, asked per message (see `AccessGate`); nil without CURVE.
     private let gate: AccessGate?
     /// The recipes' journal; nil with `journal.url: none`.
@@ -218,6 +220,11 @@ final class BrokerLoop {
             }
             signals.removeAll(keepingCapacity: true)
             releaseJournaledReplies()
+            if core.routeVersion != publishedRouteVersion {
+                // Once per pass, however many keys moved in it: subscribers fetch the table again.
+                publishedRouteVersion = core.routeVersion
+                if core.publishesRoutes { publish(core.routeEvent, namespace: "") }
+            }
             let time = now()
             if let due = core.nextReturnDeadline, time >= due { core.endReturnWaits(now: time) }
             if time >= nextTick {
@@ -395,7 +402,15 @@ final class BrokerLoop {
                 core.workerDied(worker, reason: "its key is no longer listed as admin")
                 return
             }
-            if lastIndex == 4, let load = WorkerLoad(frame: last.bytes) { worker.load = load }
+            if lastIndex == 4, let load = WorkerLoad(frame: last.bytes) {
+                worker.load = load
+                if worker.directEndpoint != nil, let sequence = load.leaseSequence {
+                    worker.leaseHeartbeat = (sequence, time)
+                    // Granted at once rather than at the next tick: a lease waiting up to a heartbeat for
+                    // its grant would have that much less of its window left, and lapse between grants.
+                    _ = send(.heartbeat, to: head.identity)
+                }
+            }
         case .ready:
             guard lastIndex == 5, head.extra.first.map({ String(decoding: $0, as: UTF8.self) }) == WorkerProtocol.serviceName,
                   let ready = ReadyInfo(frame: last.bytes), gate?.admitsWorker(last, eventsIn: false) ?? true else {
@@ -415,7 +430,7 @@ final class BrokerLoop {
         case .evicted:
             guard lastIndex == 4, let worker = core.heard(from: head.identity, now: time), let report = EvictionReport(frame: last.bytes) else { return }
             core.workerEvicted(report.evicted, at: worker)
-        case .request, .restore, .release, .snapshot:
+        case .request, .restore, .release, .snapshot, .fence:
             logger.debug("broker command from a worker ignored")
         }
     }
@@ -574,11 +589,19 @@ extension BrokerLoop: BrokerOutput {
                 try back.send(token.frame, flags: .sendMore)
                 try back.send(WorkerMessageHead.empty, flags: .sendMore)
                 try back.send(request.frame)
+            case .fence(let token, let request):
+                try back.send(WorkerCommand.fence.frame, flags: .sendMore)
+                try back.send(token.frame, flags: .sendMore)
+                try back.send(WorkerMessageHead.empty, flags: .sendMore)
+                try back.send(request.frame)
             case .heartbeat:
                 // The broker's epoch (protocol 4); a worker of an earlier protocol ignores the frame.
                 try back.send(WorkerCommand.heartbeat.frame, flags: .sendMore)
                 var epoch = (core?.epoch ?? 0).littleEndian
-                try back.send(withUnsafeBytes(of: &epoch) { Array($0) })
+                let grant = core?.leaseGrant(forWorkerAt: routingID)
+                try back.send(withUnsafeBytes(of: &epoch) { Array($0) }, flags: grant == nil ? [] : .sendMore)
+                // To a worker with a direct endpoint, its read lease (`LeaseGrant`).
+                if let grant { try back.send(grant.frame) }
             case .disconnect:
                 try back.send(WorkerCommand.disconnect.frame)
             }

@@ -56,6 +56,12 @@ final class WorkerRecord {
     var load = WorkerLoad()
     /// Requests routed to it.
     var routed = 0
+    /// Its direct endpoint for clients' reads, from READY; nil when it has none.
+    let directEndpoint: String?
+    /// Its last numbered heartbeat, which the next HEARTBEAT to it grants a read lease from
+    /// (`LeaseGrant`), and when it was received: its keys do not move before the broker's wait
+    /// (heartbeat × liveness) from then has passed, whatever ends its registration.
+    var leaseHeartbeat: (sequence: UInt64, receivedAt: Nanos)?
 
     init(number: Int, routingID: [UInt8], ready: ReadyInfo, fileDescriptor: Int32?, address: String, now: Nanos) {
         self.number = number
@@ -69,6 +75,7 @@ final class WorkerRecord {
         self.address = address
         registeredAt = now
         lastHeard = now
+        directEndpoint = ready.directEndpoint
     }
 
     /// Takes requests (alive, or leaving but still connected).
@@ -122,6 +129,8 @@ final class Pending {
         /// without a recipe one (`BrokerCore.reprotect`).
         case snapshot(KeyRecord, Recipe?)
         case listPart(ListAggregate)
+        /// A FENCE of a key moving away from a worker with a direct endpoint: the move waits for it.
+        case fence(KeyRecord)
     }
 
     let token: RequestToken
@@ -161,6 +170,8 @@ enum WorkerOrder {
     case restore(RequestToken, RestoreHeader, [HeldBody])
     case release([LayoutKey])
     case snapshot(RequestToken, SnapshotRequest)
+    /// To a worker with a direct endpoint: stop answering direct reads of a key that moves away.
+    case fence(RequestToken, FenceRequest)
     case heartbeat
     case disconnect
 }
@@ -211,6 +222,8 @@ struct RoutingCounters {
     var restoreFailures = 0
     var seeds = 0
     var moves = 0
+    /// FENCEs sent: keys moving away from a worker with a direct endpoint.
+    var fences = 0
     var lost = 0
     var released = 0
     /// Copies adopted after a restart and then replaced by a newer copy another worker reported.

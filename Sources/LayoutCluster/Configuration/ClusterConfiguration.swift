@@ -41,6 +41,14 @@ public struct ClusterConfiguration: Sendable, Hashable {
     /// and `/readyz`, which is 200 only while joined to a broker); none by default, so that workers on
     /// one machine do not collide with each other or with the broker's `http`.
     public var workerHTTPAddress: String?
+    /// `cluster.direct`: a ROUTER the worker binds for clients' reads of the keys it owns (`query` and a
+    /// key's `list` entry; docs/PROTOCOL.md, Direct reads), so that reads need not cross the broker.
+    /// None by default: a worker without one is reached through its broker only, as before.
+    public var directEndpoint: String?
+    /// `cluster.directAdvertise`: the direct endpoint as clients reach it (a pod's address when the
+    /// worker binds `tcp://0.0.0.0:…`), given to them in the broker's route table; by default the
+    /// endpoint bound.
+    public var directAdvertiseEndpoint: String?
     /// `security.workerSecretKeyFile`: with CURVE on the broker's back socket, the worker's own secret
     /// key (Z85, from `layoutctl keygen`); its public key must be on the broker's allow-list as admin.
     public var workerSecretKeyFile: String?
@@ -147,6 +155,10 @@ public struct ClusterConfiguration: Sendable, Hashable {
             throw ConfigurationError(key: "cluster.workerHttp", message: "must be host:port (an IPv6 host in brackets) or empty, not \"\(workerHTTP)\"")
         }
         c.workerHTTPAddress = workerHTTP.isEmpty ? nil : workerHTTP
+        let direct = config.string(forKey: "cluster.direct") ?? ""
+        c.directEndpoint = direct.isEmpty ? nil : direct
+        let advertised = config.string(forKey: "cluster.directAdvertise") ?? ""
+        c.directAdvertiseEndpoint = advertised.isEmpty ? nil : advertised
         let workerSecret = config.string(forKey: "security.workerSecretKeyFile", default: "")
         let brokerPublic = config.string(forKey: "security.serverPublicKeyFile", default: "")
         switch (workerSecret.isEmpty, brokerPublic.isEmpty) {
@@ -178,6 +190,13 @@ public struct ClusterConfiguration: Sendable, Hashable {
         c.leaseMilliseconds = try positive(config.int(forKey: "cluster.leaseMillis", default: c.leaseMilliseconds), "cluster.leaseMillis")
         c.compactAfterBytes = try nonNegative(config.int(forKey: "cluster.compactAfterBytes", default: c.compactAfterBytes), "cluster.compactAfterBytes")
         c.compactAfterChanges = try nonNegative(config.int(forKey: "cluster.compactAfterChanges", default: c.compactAfterChanges), "cluster.compactAfterChanges")
+        let serverSecret = config.string(forKey: "security.serverSecretKeyFile", default: "")
+        let clientKeys = config.string(forKey: "security.clientKeysFile", default: "")
+        if c.directEndpoint != nil, c.workerSecretKeyFile != nil, serverSecret.isEmpty || clientKeys.isEmpty {
+            // Its clients are the broker's: without the broker's key and allow-list, the direct endpoint
+            // would admit anyone, in no client's namespace.
+            throw ConfigurationError(key: "cluster.direct", message: "a worker with CURVE needs the broker's security.serverSecretKeyFile and security.clientKeysFile for its direct endpoint")
+        }
         if role == .worker, c.joinEndpoint == nil {
             throw ConfigurationError(key: "cluster.join", message: "a worker needs the broker's back endpoint (--join tcp://HOST:5560)")
         }

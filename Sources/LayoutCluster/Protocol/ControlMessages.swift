@@ -32,6 +32,9 @@ public struct ReadyInfo: Sendable, Hashable {
     public var threads: Int
     /// Kept layouts and their versions.
     public var keys: [KeyVersion]
+    /// The worker's direct endpoint as clients reach it (`cluster.direct`); nil without one. A broker
+    /// gives it out in its route table and grants such a worker read leases (`LeaseGrant`).
+    public var directEndpoint: String?
 
     public struct KeyVersion: Sendable, Hashable {
         /// The layout's key in its namespace ("" without CURVE).
@@ -56,7 +59,7 @@ public struct ReadyInfo: Sendable, Hashable {
     }
 
     public var frame: [UInt8] {
-        ControlJSON.encode([
+        var object: [String: Any] = [
             "protocol": extensionVersion, "worker": workerID, "credit": credit, "threads": threads,
             // `[name, version]`, and the namespace third when there is one (protocol 2); from protocol 4
             // `[name, version, namespace, epoch]`, the namespace "" for the shared one.
@@ -64,7 +67,10 @@ public struct ReadyInfo: Sendable, Hashable {
                 if extensionVersion >= WorkerProtocol.epochVersion { return [entry.key.name, entry.version, entry.key.namespace, entry.epoch] }
                 return entry.key.namespace.isEmpty ? [entry.key.name, entry.version] : [entry.key.name, entry.version, entry.key.namespace]
             },
-        ])
+        ]
+        // An optional member: a broker that does not know it ignores it (PROTOCOL.md §10.9).
+        if let directEndpoint { object["direct"] = directEndpoint }
+        return ControlJSON.encode(object)
     }
 
     public init?(frame: [UInt8]) {
@@ -85,6 +91,7 @@ public struct ReadyInfo: Sendable, Hashable {
             pairs.append(KeyVersion(key: LayoutKey(namespace: namespace, name: name), version: version, epoch: epoch))
         }
         self.init(extensionVersion: version, workerID: worker, credit: credit, threads: threads, keys: pairs)
+        directEndpoint = (object["direct"] as? String).flatMap { $0.isEmpty ? nil : $0 }
     }
 }
 
@@ -96,6 +103,9 @@ public struct WorkerLoad: Sendable, Hashable {
     public var layouts = 0
     public var layoutBytes = 0
     public var itemsPrepared = 0
+    /// A worker with a direct endpoint numbers its heartbeats: the broker's next HEARTBEAT names the
+    /// last it received (`LeaseGrant`), and the worker's read lease runs from when it sent that one.
+    public var leaseSequence: UInt64?
 
     public init(threads: Int = 0, busy: Int = 0, queued: Int = 0, layouts: Int = 0, layoutBytes: Int = 0, itemsPrepared: Int = 0) {
         self.threads = threads
@@ -107,10 +117,12 @@ public struct WorkerLoad: Sendable, Hashable {
     }
 
     public var frame: [UInt8] {
-        ControlJSON.encode([
+        var object: [String: Any] = [
             "threads": threads, "busy": busy, "queued": queued, "layouts": layouts,
             "layoutBytes": layoutBytes, "itemsPrepared": itemsPrepared,
-        ])
+        ]
+        if let leaseSequence { object["lease"] = leaseSequence }
+        return ControlJSON.encode(object)
     }
 
     public init?(frame: [UInt8]) {
@@ -121,6 +133,7 @@ public struct WorkerLoad: Sendable, Hashable {
         layouts = ControlJSON.int(object["layouts"]) ?? 0
         layoutBytes = ControlJSON.int(object["layoutBytes"]) ?? 0
         itemsPrepared = ControlJSON.int(object["itemsPrepared"]) ?? 0
+        leaseSequence = ControlJSON.int(object["lease"]).flatMap { $0 >= 0 ? UInt64($0) : nil }
     }
 }
 

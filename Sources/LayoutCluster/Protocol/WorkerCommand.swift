@@ -25,6 +25,10 @@ public enum WorkerCommand: UInt8, Sendable, Hashable, CaseIterable {
     /// version of its `invalidated` event (see `EvictionReport`). On the DEALER, in order with the
     /// worker's replies, so the broker knows which worker evicted which copy (issue 14, defect 3).
     case evicted = 0x84
+    /// Extension, broker → worker with a direct endpoint: stop answering direct reads of a key that is
+    /// moving to another worker, and REPLY once done (see `FenceRequest`). Sent only to a worker whose
+    /// READY named `direct`.
+    case fence = 0x85
 
     /// The command's frame: one byte.
     public var frame: [UInt8] { [rawValue] }

@@ -12,6 +12,8 @@ struct ClusterJobHandler: JobHandler {
         case restore(RestoreJob)
         case snapshot(SnapshotJob)
         case release(LayoutKey)
+        /// A read from the direct endpoint, with its conditions and the layout it names.
+        case directRead(RequestHandler.Admitted, DirectReadFields, layout: String?)
     }
 
     let handler: RequestHandler
@@ -22,6 +24,12 @@ struct ClusterJobHandler: JobHandler {
     /// The worker's link to its broker, whose current connection a request must have come on to run;
     /// nil where there is no link (the simulator).
     var membership: WorkerMembership?
+    /// Where the direct endpoint files its requests; nil without one.
+    var directReads: JobDesk<DirectRead>?
+    /// Whether direct reads may be answered now; nil without a direct endpoint.
+    var lease: ReadLease?
+    /// Keys moving away, whose direct reads are answered `moved`; nil without a direct endpoint.
+    var fences: DirectReadFences?
 
     func decode(_ body: RequestBody) -> DecodeOutcome<Job> {
         switch brokerJobs.take(for: body) {
@@ -30,6 +38,7 @@ struct ClusterJobHandler: JobHandler {
         case .release(let key)?: return .run(.release(key), key: key.schedulingKey)
         case nil: break
         }
+        if directReads?.take(for: body) != nil { return decodeDirect(body) }
         switch handler.decode(body) {
         case .run(let request, let key): return .run(.request(request, epoch: body.epoch, conversation: body.conversation), key: key)
         case .reply(let reply): return .reply(reply)
@@ -55,6 +64,8 @@ struct ClusterJobHandler: JobHandler {
             switch outcome {
             case .restored:
                 if restore.epoch > 0 { store.stamp(restore.header.key, epoch: restore.epoch) }
+                // The broker gave this worker the key (again): its new copy may be read directly.
+                fences?.lift(restore.header.key)
                 return JobReply(body: ReplyBody(outcome.body), op: "restore", errorCode: nil)
             case .failed(let code, _): return JobReply(body: ReplyBody(outcome.body), op: "restore", errorCode: code)
             }
@@ -62,7 +73,10 @@ struct ClusterJobHandler: JobHandler {
             return run(snapshot)
         case .release(let key):
             _ = store.release(key)
+            fences?.lift(key)
             return .silent
+        case .directRead(let request, let fields, let layout):
+            return executeDirect(request, fields, layout: layout)
         }
     }
 

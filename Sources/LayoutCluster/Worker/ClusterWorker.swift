@@ -4,6 +4,7 @@ import LayoutServer
 import LayoutWire
 import Logging
 import ServiceLifecycle
+import UnixSignals
 import Synchronization
 import ZeroMQ
 
@@ -21,15 +22,20 @@ public struct ClusterWorker: Service {
     }
 
     public func run() async throws {
+        // A direct endpoint with CURVE admits the broker's clients: SIGHUP rereads their keys, as the
+        // broker does (trapped before the sockets are bound, so a SIGHUP never meets the default action).
+        let hangUps = configuration.isCurveEnabled && cluster.directEndpoint != nil ? await UnixSignalsSequence(trapping: .sighup) : nil
         let running = try start()
         logger.info("layoutd worker serving", metadata: [
             "broker": "\(cluster.joinEndpoint ?? "")", "events": "\(cluster.joinEventsEndpoints.joined(separator: ","))",
             "worker": "\(cluster.resolvedWorkerID)", "workers": "\(configuration.resolvedWorkers)",
         ])
-        await withGracefulShutdownHandler {
-            await running.waitUntilStopped()
-        } onGracefulShutdown: {
-            running.requestStop()
+        await running.serve(reloadingOn: hangUps, logger: logger) {
+            await withGracefulShutdownHandler {
+                await running.waitUntilStopped()
+            } onGracefulShutdown: {
+                running.requestStop()
+            }
         }
         logger.info("layoutd worker stopped")
     }
@@ -63,12 +69,20 @@ public struct ClusterWorker: Service {
         let brokerJobs = BrokerJobDesk()
         var jobs = ClusterJobHandler(handler: handler, store: store, stats: stats, limits: configuration.inputLimits, brokerJobs: brokerJobs)
         jobs.membership = membership
+        // Reads straight from clients (`cluster.direct`), answered only under the broker's read lease.
+        // With CURVE, the direct endpoint admits the broker's clients under the broker's key (its ZAP
+        // handler starts before any socket of the context binds).
+        let directAccess = cluster.directEndpoint == nil ? nil : try ClusterCurve.startDirectAccess(configuration: configuration, context: context, stats: stats, logger: logger)
+        let direct = cluster.directEndpoint.map { _ in (reads: JobDesk<DirectRead>(), lease: ReadLease(), fences: DirectReadFences(), access: directAccess) }
+        jobs.directReads = direct?.reads
+        jobs.lease = direct?.lease
+        jobs.fences = direct?.fences
         let pool = WorkerPool(workers: configuration.resolvedWorkers, queueCapacity: configuration.queueCapacity, handler: jobs, stats: stats) { reply in
             mailbox.post(.reply(reply))
         }
         let health = DaemonHealth()
-        let running = RunningNode(stop: { mailbox.post(.shutdown) }, health: health)
-        let bound = Mutex<Result<String?, ServerFailure>?>(nil)
+        let running = RunningNode(stop: { mailbox.post(.shutdown) }, health: health, access: directAccess)
+        let bound = Mutex<Result<(stats: String?, direct: String?), ServerFailure>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let configuration = self.configuration
         let cluster = self.cluster
@@ -78,10 +92,10 @@ public struct ClusterWorker: Service {
                 let link = try WorkerLink(
                     context: context, configuration: configuration, cluster: cluster, mailbox: mailbox,
                     pool: pool, store: store, stats: stats, brokerJobs: brokerJobs,
-                    curve: curve, membership: membership, health: health, logger: logger
+                    curve: curve, membership: membership, health: health, direct: direct, logger: logger
                 )
                 health.advance(to: .serving)
-                bound.withLock { $0 = .success(link.statsEndpoint) }
+                bound.withLock { $0 = .success((link.statsEndpoint, link.directEndpoint)) }
                 ready.signal()
                 link.run()
             } catch {
@@ -94,8 +108,9 @@ public struct ClusterWorker: Service {
         thread.name = "layoutd-worker-io"
         thread.start()
         ready.wait()
-        let statsEndpoint = try bound.withLock { $0 ?? .failure(ServerFailure("the worker did not start")) }.get()
-        running.setEndpoints(front: "", events: "", stats: statsEndpoint ?? "", back: cluster.joinEndpoint ?? "", eventsIn: cluster.joinEventsEndpoints.joined(separator: ","))
+        let endpoints = try bound.withLock { $0 ?? .failure(ServerFailure("the worker did not start")) }.get()
+        // A worker's front is its direct endpoint, as clients reach it ("" without one).
+        running.setEndpoints(front: endpoints.direct ?? "", events: "", stats: endpoints.stats ?? "", back: cluster.joinEndpoint ?? "", eventsIn: cluster.joinEventsEndpoints.joined(separator: ","))
         // The same exposition as the worker's stats socket's `metrics`.
         let metrics = WorkerMetrics(stats: stats, pool: pool, store: store, membership: membership)
         try running.serveOperations(

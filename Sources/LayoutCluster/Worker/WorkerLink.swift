@@ -18,6 +18,16 @@ final class WorkerLink {
     private var dealer: Socket?
     private let publisher: Socket
     private let statsSocket: Socket?
+    /// The direct endpoint for clients' reads (`cluster.direct`); nil without one.
+    private let directFront: DirectFront?
+    /// Whether direct reads may be answered: extended by the broker's lease grants, revoked when the
+    /// connection to it ends. Nil without a direct endpoint.
+    private let lease: ReadLease?
+    /// Keys moving away (FENCE): their direct reads are answered `moved`. Nil without a direct endpoint.
+    private let fences: DirectReadFences?
+    /// This connection's heartbeats, so that a grant counts from when the one it names was sent.
+    private var heartbeats = HeartbeatLedger()
+    private var directPending = false
     private let mailbox: Mailbox<IOMessage>
     private let pool: WorkerPool<ClusterJobHandler>
     private let store: LayoutStore
@@ -63,11 +73,14 @@ final class WorkerLink {
     private var monitorPending = false
 
     let statsEndpoint: String?
+    /// The direct endpoint as clients reach it (READY advertises it); nil without one.
+    let directEndpoint: String?
 
     init(
         context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, mailbox: Mailbox<IOMessage>,
         pool: WorkerPool<ClusterJobHandler>, store: LayoutStore, stats: ServerStats, brokerJobs: BrokerJobDesk,
-        curve: (keys: CurveKeyPair, broker: CurveKey)?, membership: WorkerMembership, health: DaemonHealth, logger: Logger
+        curve: (keys: CurveKeyPair, broker: CurveKey)?, membership: WorkerMembership, health: DaemonHealth,
+        direct: (reads: JobDesk<DirectRead>, lease: ReadLease, fences: DirectReadFences, access: AccessControl?)? = nil, logger: Logger
     ) throws {
         self.curve = curve
         self.membership = membership
@@ -101,6 +114,20 @@ final class WorkerLink {
             statsSocket = nil
             statsEndpoint = nil
         }
+        if let endpoint = cluster.directEndpoint, let direct {
+            let front = try DirectFront(
+                context: context, endpoint: endpoint, configuration: configuration, access: direct.access, desk: direct.reads, stats: stats, logger: logger
+            )
+            directFront = front
+            directEndpoint = cluster.directAdvertiseEndpoint ?? front.boundEndpoint
+            lease = direct.lease
+            fences = direct.fences
+        } else {
+            directFront = nil
+            directEndpoint = nil
+            lease = nil
+            fences = nil
+        }
     }
 
     /// Serves until a shutdown: then tells the broker it leaves, answers what was admitted, and closes.
@@ -122,9 +149,17 @@ final class WorkerLink {
             if delivered.shutdown, draining == nil {
                 draining = now()
                 logger.info("worker shutting down: telling the broker, answering admitted requests")
+                // Leaving: the broker moves this worker's keys at once, so its reads end here.
+                lease?.revoke()
                 sendToBroker([WorkerCommand.disconnect.frame])
             }
             if statsPending { statsPending = answerStats() }
+            if directPending, let directFront {
+                let pool = self.pool
+                directPending = directFront.receive(accepting: draining == nil) { envelope, body in
+                    pool.submit(envelope: envelope, body: body)
+                }
+            }
             let time = now()
             if let since = draining {
                 if pool.isIdle {
@@ -163,12 +198,14 @@ final class WorkerLink {
                     }
                 }
             }
-            let busy = dealerPending || statsPending || publisherPending || monitorPending || !mailbox.prepareToBlock()
+            let busy = dealerPending || statsPending || publisherPending || monitorPending || directPending || !mailbox.prepareToBlock()
             var deadline = nextHeartbeat
             if let reconnectAt { deadline = min(deadline, reconnectAt) }
             let wait: Duration = busy ? .zero : draining != nil ? .milliseconds(20) : .nanoseconds(Int64(deadline > time ? deadline - time : 0))
             var descriptors: [Int32] = [mailbox.wakeUp.fileDescriptor, publisherDescriptor ?? -1]
             if let statsDescriptor { descriptors.append(statsDescriptor) }
+            let directIndex = descriptors.count
+            if let directFront { descriptors.append(directFront.fileDescriptor) }
             let monitorDescriptor = try? dealerMonitor?.get(.fileDescriptor)
             descriptors.append(monitorDescriptor ?? -1)
             let monitorIndex = descriptors.count - 1
@@ -178,6 +215,7 @@ final class WorkerLink {
             if ready.contains(0) { mailbox.wakeUp.drain() }
             if ready.contains(1) { publisherPending = true }
             if statsDescriptor != nil, ready.contains(2) { statsPending = true }
+            if directFront != nil, ready.contains(directIndex) { directPending = true }
             if monitorDescriptor != nil, ready.contains(monitorIndex) { monitorPending = true }
             if dealerDescriptor != nil, ready.contains(descriptors.count - 1) { dealerPending = true }
         }
@@ -228,8 +266,11 @@ final class WorkerLink {
         let keys = store.summaries().map { ReadyInfo.KeyVersion(key: $0.key, version: $0.version, epoch: $0.epoch) }
         // A new conversation: until its broker's first HEARTBEAT, nothing is stamped.
         brokerEpoch = 0
-        let ready = ReadyInfo(workerID: workerID, credit: usage.threads + configuration.queueCapacity, threads: usage.threads, keys: keys)
+        var ready = ReadyInfo(workerID: workerID, credit: usage.threads + configuration.queueCapacity, threads: usage.threads, keys: keys)
+        ready.directEndpoint = directEndpoint
         sendToBroker([WorkerCommand.ready.frame, Array(WorkerProtocol.serviceName.utf8), ready.frame])
+        // A numbered heartbeat at once, so that the first read lease is granted now, not a heartbeat later.
+        if lease != nil { sendHeartbeat() }
         logger.info("worker joining", metadata: ["broker": "\(currentBroker)", "worker": "\(workerID)", "keys": "\(keys.count)"])
     }
 
@@ -254,6 +295,9 @@ final class WorkerLink {
         // The next broker listed (a standby that may be active now), then round again.
         if !sameBroker { joinIndex += 1 }
         membership.noteLeft()
+        // The broker may be moving this worker's keys already: no direct read until one grants again.
+        lease?.revoke()
+        heartbeats.forgetConnection()
         try? dealer?.stopMonitoring()
         dealerMonitor?.close()
         dealerMonitor = nil
@@ -278,7 +322,8 @@ final class WorkerLink {
         let usage = pool.usage
         let kept = store.usage
         let snapshot = stats.snapshot(pool: usage, store: kept)
-        let load = WorkerLoad(threads: usage.threads, busy: usage.busy, queued: usage.queued, layouts: kept.count, layoutBytes: kept.bytes, itemsPrepared: snapshot.itemsPrepared)
+        var load = WorkerLoad(threads: usage.threads, busy: usage.busy, queued: usage.queued, layouts: kept.count, layoutBytes: kept.bytes, itemsPrepared: snapshot.itemsPrepared)
+        if lease != nil { load.leaseSequence = heartbeats.noteSent(at: now()) }
         sendToBroker([WorkerCommand.heartbeat.frame, load.frame])
     }
 
@@ -377,10 +422,22 @@ final class WorkerLink {
                     _ = store.release(key)
                 }
             }
+        case .fence:
+            // `token, "", header`: no direct read of the key is answered from now on; the REPLY tells the
+            // broker so, and only then does it send the key's rebuild to its new owner.
+            guard head.count == 5, let token = head.token, head.delimiterEmpty, let request = FenceRequest(frame: last.bytes) else { return true }
+            fences?.fence(request.key)
+            reply(token: token, body: FenceRequest.done)
         case .heartbeat:
             // Protocol 4: the broker's epoch, which the changes it sends are stamped with.
             if head.count == 3, let epoch = last.withUnsafeBytes({ $0.count == 8 ? UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) : nil }) {
                 brokerEpoch = epoch
+            } else if head.count == 4, let frame = head.extra.first, frame.count == 8 {
+                // To a worker with a direct endpoint: the epoch, then a read lease (`LeaseGrant`).
+                brokerEpoch = frame.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+                if let lease, let grant = LeaseGrant(frame: last.bytes), let sent = heartbeats.takeSendingTime(of: grant.sequence) {
+                    lease.extend(until: sent + UInt64(grant.milliseconds) * 1_000_000)
+                }
             }
         case .disconnect:
             // The broker ended the conversation (it restarted, or declared this worker dead): start a
@@ -427,7 +484,13 @@ final class WorkerLink {
         for message in inbox {
             switch message {
             case .reply(let reply):
-                send(reply)
+                if let directFront, DirectEnvelope.isDirect(reply.envelope) {
+                    directFront.send(envelope: reply.envelope, body: reply.body)
+                    // A send may consume the socket's edge-triggered readiness (see `sendToBroker`).
+                    directPending = true
+                } else {
+                    send(reply)
+                }
                 delivered.replies = true
             case .event(let namespace, let topic, let body):
                 do {
@@ -503,6 +566,7 @@ final class WorkerLink {
         dealer?.close()
         publisher.close()
         statsSocket?.close()
+        directFront?.close()
     }
 }
 
@@ -521,8 +585,8 @@ struct BrokerMessageHead {
         case 0: wellFormed = wellFormed && frame.isEmpty
         case 1: wellFormed = wellFormed && WorkerProtocol.isHeader(frame)
         case 2: command = frame.count == 1 ? WorkerCommand(rawValue: frame[0]) : nil
-        case 3 where command == .request || command == .restore || command == .snapshot: token = RequestToken(frame: frame)
-        case 4 where command == .request || command == .restore || command == .snapshot: delimiterEmpty = frame.isEmpty
+        case 3 where command == .request || command == .restore || command == .snapshot || command == .fence: token = RequestToken(frame: frame)
+        case 4 where command == .request || command == .restore || command == .snapshot || command == .fence: delimiterEmpty = frame.isEmpty
         default: extra.append(Array(frame))
         }
         count += 1

@@ -28,6 +28,23 @@ public enum ClusterCurve {
         return access
     }
 
+    /// A cluster worker's direct endpoint (LayoutCluster, `cluster.direct`) with CURVE: the broker's own
+    /// key and allow-list (`security.serverSecretKeyFile`, `security.clientKeysFile`, the same files as
+    /// the broker's), with a ZAP handler for the front domain started in `context`, so a client meets the
+    /// same keys, names and namespaces at a worker as at its broker. Nil without `security` configured.
+    /// Call before any socket of `context` binds.
+    public static func startDirectAccess(
+        configuration: ServerConfiguration, context: Context, stats: ServerStats, logger: Logger
+    ) throws -> AccessControl? {
+        guard let secretKeyFile = configuration.serverSecretKeyFile, let clientKeysFile = configuration.clientKeysFile else { return nil }
+        guard zeroMQSupportsCurve else {
+            throw ServerError("security is configured, but this libzmq was built without CURVE (zmq_has(\"curve\") is false)")
+        }
+        let access = try AccessControl(serverSecretKeyPath: secretKeyFile, clientKeysPath: clientKeysFile, stats: stats, logger: logger)
+        try ZAPHandler.start(context: context, access: access, domains: [ZAPDomain.front], logger: logger)
+        return access
+    }
+
     /// Makes the broker's back ROUTER a CURVE server admitted by `access`. Call before binding it.
     public static func secureBack(_ socket: Socket, with access: AccessControl) throws(ZeroMQError) {
         try AccessGate.secure(socket, domain: ZAPDomain.back, with: access)

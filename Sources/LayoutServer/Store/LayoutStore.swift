@@ -230,6 +230,15 @@ public final class LayoutStore: Sendable {
         }
     }
 
+    /// The kept layout under `key`, its version and epoch stamp; nil when none is kept. One lookup: a
+    /// cluster worker's direct endpoint asks it for every read it answers.
+    public func summary(forKey key: LayoutKey) -> Summary? {
+        state.withLock { state in
+            guard let entry = state.entries[key] else { return nil }
+            return Summary(key: key, version: entry.version, items: entry.layout.itemCount, bytes: entry.bytes, epoch: state.epochs[key] ?? 0)
+        }
+    }
+
     /// The kept layouts of `namespace` (nil: of every namespace), sorted by namespace, then key.
     public func summaries(in namespace: String? = nil) -> [Summary] {
         state.withLock { state in

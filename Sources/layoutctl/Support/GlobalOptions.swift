@@ -48,6 +48,8 @@ struct GlobalOptions: ParsableArguments {
     }
 
     func makeClient() throws(ClientError) -> LayoutClient {
-        try LayoutClient(endpoints: frontEndpoints, timeout: replyTimeout, curve: curveCredentials())
+        // One-shot commands read through the front: fetching a route table first would cost a round trip
+        // more than it saves, and count an `unknown_op` at a single daemon (issue 25 routes them later).
+        try LayoutClient(endpoints: frontEndpoints, timeout: replyTimeout, curve: curveCredentials(), directReads: .off)
     }
 }

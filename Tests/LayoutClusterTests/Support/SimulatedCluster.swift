@@ -135,10 +135,11 @@ final class SimulatedCluster: BrokerOutput {
     // MARK: Driving
 
     @discardableResult
-    func join(_ name: String, keys: [ReadyInfo.KeyVersion]? = nil, protocolVersion: Int = WorkerProtocol.extensionVersion) -> SimulatedWorker {
+    func join(_ name: String, keys: [ReadyInfo.KeyVersion]? = nil, protocolVersion: Int = WorkerProtocol.extensionVersion, direct: String? = nil) -> SimulatedWorker {
         let worker = workers[name] ?? SimulatedWorker(name: name, routingID: Array("id-\(name)".utf8), storeBytes: workerStoreBytes)
         worker.connected = true
         worker.protocolVersion = protocolVersion
+        worker.directEndpoint = direct
         workers[name] = worker
         // A descriptor of its own per connection, as the kernel gives: a reused one would make the drop
         // of another connection look like this one's.
@@ -274,6 +275,10 @@ final class SimulatedWorker {
     var connected = true
     /// The protocol its READY declares.
     var protocolVersion = WorkerProtocol.extensionVersion
+    /// The direct endpoint its READY names (`cluster.direct`); nil: none.
+    var directEndpoint: String?
+    /// Keys it was told to stop answering direct reads of (FENCE).
+    let fences = DirectReadFences()
     /// Whether its queue is full for rebuilds: RESTORE answered `busy`, nothing changed.
     var refusesRestores = false
     /// How many RESTOREs it refuses next (a queue full for a while).
@@ -297,7 +302,9 @@ final class SimulatedWorker {
         let stats = ServerStats()
         self.store = store
         let limits = ServerConfiguration().inputLimits
-        jobs = ClusterJobHandler(handler: RequestHandler(store: store, stats: stats, limits: limits, startedAt: Date()), store: store, stats: stats, limits: limits, brokerJobs: brokerJobs)
+        var jobs = ClusterJobHandler(handler: RequestHandler(store: store, stats: stats, limits: limits, startedAt: Date()), store: store, stats: stats, limits: limits, brokerJobs: brokerJobs)
+        jobs.fences = fences
+        self.jobs = jobs
     }
 
     func takeEvictions() -> [ReadyInfo.KeyVersion] {
@@ -308,7 +315,9 @@ final class SimulatedWorker {
     }
 
     func ready(keys: [ReadyInfo.KeyVersion]?) -> ReadyInfo {
-        ReadyInfo(extensionVersion: protocolVersion, workerID: name, credit: 64, threads: 2, keys: keys ?? store.summaries().map { .init(key: $0.key, version: $0.version, epoch: $0.epoch) })
+        var ready = ReadyInfo(extensionVersion: protocolVersion, workerID: name, credit: 64, threads: 2, keys: keys ?? store.summaries().map { .init(key: $0.key, version: $0.version, epoch: $0.epoch) })
+        ready.directEndpoint = directEndpoint
+        return ready
     }
 
     /// The epoch of the broker it last heard a HEARTBEAT from.
@@ -337,8 +346,16 @@ final class SimulatedWorker {
             let body = brokerJobs.submit(.snapshot(SnapshotJob(request: SnapshotRequest(frame: request.frame) ?? request)))
             return (token, execute(body))
         case .release(let keys):
-            for key in ReleaseFrames.decode(ReleaseFrames.encode(keys)) { store.release(key) }
+            for key in ReleaseFrames.decode(ReleaseFrames.encode(keys)) {
+                store.release(key)
+                fences.lift(key)
+            }
             return nil
+        case .fence(let token, let request):
+            // Only a worker whose READY named a direct endpoint is fenced.
+            #expect(directEndpoint != nil, "FENCE sent to a worker without a direct endpoint")
+            fences.fence(FenceRequest(frame: request.frame)?.key ?? request.key)
+            return (token, ReplyBody(FenceRequest.done))
         case .heartbeat:
             brokerEpoch = epochOfSender
             return nil
@@ -362,6 +379,7 @@ extension WorkerOrder {
     var isHeartbeat: Bool { if case .heartbeat = self { true } else { false } }
     var restoreHeader: RestoreHeader? { if case .restore(_, let header, _) = self { header } else { nil } }
     var releasedKeys: [LayoutKey]? { if case .release(let keys) = self { keys } else { nil } }
+    var fencedKey: LayoutKey? { if case .fence(_, let request) = self { request.key } else { nil } }
 }
 
 /// Workers a and b, `feed` prepared and changed once (version 2): the cluster, the frames a query of

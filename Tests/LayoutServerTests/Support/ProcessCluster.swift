@@ -147,6 +147,12 @@ final class ProcessCluster {
         raise.waitUntilExit()
     }
 
+    /// Sends `signal` to the broker (SIGSTOP pauses it: its workers hear nothing, and it sends nothing).
+    func signalBroker(_ signal: Int32) {
+        guard let broker else { return }
+        kill(broker.processIdentifier, signal)
+    }
+
     func killBroker() {
         guard let broker else { return }
         kill(broker.processIdentifier, SIGKILL)

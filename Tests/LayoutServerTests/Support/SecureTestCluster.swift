@@ -21,7 +21,9 @@ final class SecureTestCluster: SecureTestServer {
 
     /// Starts a broker admitting `clients` and `workers` workers; returns once they have joined. `admin`
     /// (one of `clients`) reads the broker's stats.
-    init(workers: Int, clients: [(keys: CurveKeyPair, name: String?, admin: Bool)], admin: CurveKeyPair, heartbeatMilliseconds: Int = 1000) throws {
+    /// With `directReads`, each worker also binds a direct endpoint (`cluster.direct`), secured with the
+    /// broker's key and allow-list, which its configuration carries as the broker's does.
+    init(workers: Int, clients: [(keys: CurveKeyPair, name: String?, admin: Bool)], admin: CurveKeyPair, heartbeatMilliseconds: Int = 1000, directReads: Bool = false) throws {
         keys = try KeyDirectory()
         workerKeys = try (0..<workers).map { _ in try CurveKeyPair.generate() }
         try keys.allow(clients + Self.workerEntries(workerKeys))
@@ -41,6 +43,7 @@ final class SecureTestCluster: SecureTestServer {
             try cluster.addWorker(named: "worker-\(index)") {
                 $0.workerSecretKeyFile = secret
                 $0.brokerPublicKeyFile = brokerPublicKeyFile
+                if directReads { $0.directEndpoint = "tcp://127.0.0.1:*" }
             }
         }
     }

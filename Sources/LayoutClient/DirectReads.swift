@@ -1,0 +1,67 @@
+/// Whether a `LayoutClient` sends reads straight to the cluster worker that owns the key (docs/PROTOCOL.md
+/// §11), or always to its front endpoint.
+public enum DirectReads: Sendable, Hashable {
+    /// `query` goes to the key's owner when the broker's route table names one with a direct endpoint,
+    /// with the key's epoch and the newest version this client has seen of it (`minVersion`); on any
+    /// doubt (no table, no entry, a timeout, `moved`, `behind`) it goes to the front endpoint instead. A
+    /// single daemon answers `route` with `unknown_op`, after which the client never asks again.
+    case automatic
+    /// Every request goes to the front endpoint, as before direct reads.
+    case off
+}
+
+/// The broker's route table as a client keeps it: each key's owner, epoch and the owner's direct
+/// endpoint.
+struct RouteTable {
+    struct Entry {
+        var epoch: Int
+        /// The owner's direct endpoint; nil when the key is moving or its owner has none.
+        var endpoint: String?
+    }
+
+    private(set) var entries: [String: Entry] = [:]
+
+    init() {}
+
+    /// The table in a `route` reply's result; keys without a settled owner get no endpoint.
+    init(result: AnyJSONObject) {
+        var endpoints: [String: String] = [:]
+        for worker in result.objects("workers") ?? [] {
+            if let name = worker.string("worker"), let direct = worker.string("direct") { endpoints[name] = direct }
+        }
+        for key in result.objects("keys") ?? [] {
+            guard let layout = key.string("layout"), let epoch = key.int("epoch") else { continue }
+            entries[layout] = Entry(epoch: epoch, endpoint: key.string("worker").flatMap { endpoints[$0] })
+        }
+    }
+
+    /// Takes `other`'s entries, and forgets `keys` that `other` does not list (asked and not kept).
+    mutating func merge(_ other: RouteTable, asked keys: [String]) {
+        for key in keys { entries[key] = nil }
+        entries.merge(other.entries) { $1 }
+    }
+
+    mutating func forget(_ key: String) {
+        entries[key] = nil
+    }
+}
+
+/// What a client keeps to route reads by itself. Owned by its `LayoutClient`, on one thread.
+struct DirectRouter {
+    /// Nil until fetched, and again after a `moved` or a timeout: the next read fetches it.
+    var table: RouteTable?
+    /// Keys the table may be wrong about (prepared by this client since it was fetched): looked up
+    /// alone before their next read.
+    var keysToLookUp: Set<String> = []
+    /// The newest version this client has seen of each key, in a change's reply or a read's: the
+    /// `minVersion` of its next direct read, so its reads never go back.
+    var seenVersions: [String: Int] = [:]
+    /// The front is a single daemon (it answered `route` with `unknown_op`): no more tries.
+    var frontHasNoRoutes = false
+    /// A DEALER per direct endpoint, made on first use.
+    var connections: [String: DealerConnection] = [:]
+
+    mutating func note(version: Int, of key: String) {
+        seenVersions[key] = max(seenVersions[key] ?? 0, version)
+    }
+}

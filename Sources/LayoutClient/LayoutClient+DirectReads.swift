@@ -1,0 +1,74 @@
+/// Reads sent straight to a cluster worker that owns the key (docs/PROTOCOL.md §11), changes and every
+/// doubtful case to the front endpoint (`DirectReads`).
+extension LayoutClient {
+    /// `query` at the owner of `key`, or nil when it must go to the front instead: no route table (a
+    /// single daemon, or a broker that could not give one), no owner with a direct endpoint, a timeout,
+    /// `moved` or `behind`. Other answers are the owner's, as the broker would have given them.
+    func queryDirectly(key: String, fields: [String: Any]) throws(ClientError) -> Reply? {
+        guard directReads == .automatic, !router.frontHasNoRoutes, fields["namespace"] == nil else { return nil }
+        guard let entry = try routeEntry(for: key), let endpoint = entry.endpoint else { return nil }
+        var fields = fields
+        fields["epoch"] = entry.epoch
+        if let seen = router.seenVersions[key] { fields["minVersion"] = seen }
+        let request = try makeRequest("query", fields: fields)
+        let connection = try directConnection(to: endpoint)
+        guard let body = try attempt(request.body, id: request.id, on: connection) else {
+            // No answer in time: the worker may be gone. The late reply must not meet the next read.
+            try connection.reconnect()
+            router.table = nil
+            return nil
+        }
+        let reply = try Reply(body: body)
+        switch reply.error?.code {
+        case .moved?:
+            router.table = nil
+            return nil
+        case .behind?, .readOnly?:
+            return nil
+        default:
+            noteVersion(of: reply, key: key)
+            return reply
+        }
+    }
+
+    /// Remembers what a reply says of `key`'s version (reads and changes alike) and, after a `prepare`
+    /// or `drop`, that the route table may be wrong about it.
+    func noteVersion(of reply: Reply, key: String, op: String = "query") {
+        guard directReads == .automatic, reply.ok else { return }
+        if let version = reply.result.int("version") { router.note(version: version, of: key) }
+        if op == "prepare" || op == "drop" { router.keysToLookUp.insert(key) }
+    }
+
+    /// The table's entry for `key`: the table fetched first when there is none, the key looked up alone
+    /// when this client changed who may own it.
+    private func routeEntry(for key: String) throws(ClientError) -> RouteTable.Entry? {
+        if router.table == nil {
+            guard let table = try fetchRoutes(layout: nil) else { return nil }
+            router.table = table
+            router.keysToLookUp = []
+        }
+        if router.keysToLookUp.contains(key) {
+            guard let alone = try fetchRoutes(layout: key) else { return nil }
+            router.table?.merge(alone, asked: [key])
+            router.keysToLookUp.remove(key)
+        }
+        return router.table?.entries[key]
+    }
+
+    /// `route` at the front; nil when it gave no table (remembering a single daemon's `unknown_op`).
+    private func fetchRoutes(layout: String?) throws(ClientError) -> RouteTable? {
+        let reply = try call("route", fields: layout.map { ["layout": $0] } ?? [:])
+        guard reply.ok else {
+            if reply.error?.code == .unknownOp { router.frontHasNoRoutes = true }
+            return nil
+        }
+        return RouteTable(result: reply.result)
+    }
+
+    private func directConnection(to endpoint: String) throws(ClientError) -> DealerConnection {
+        if let open = router.connections[endpoint] { return open }
+        let connection = try DealerConnection(endpoint: endpoint, context: context, sendTimeout: timeout, curve: curve)
+        router.connections[endpoint] = connection
+        return connection
+    }
+}

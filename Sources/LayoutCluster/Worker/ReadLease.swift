@@ -1,0 +1,63 @@
+import Synchronization
+
+/// Whether a worker may answer direct reads now: until the end of the last lease its broker granted
+/// (`LeaseGrant`), on this process's monotonic clock (`DispatchTime` nanoseconds). Written by the
+/// worker's I/O thread, read by the pool's threads as each direct read runs.
+final class ReadLease: Sendable {
+    /// When the lease ends; 0: none holds.
+    private let endsAt = Atomic<UInt64>(0)
+
+    init() {}
+
+    /// The broker granted a lease that ends at `end` (never earlier than one granted before it on the
+    /// same connection: each counts from a later heartbeat).
+    func extend(until end: UInt64) {
+        endsAt.store(end, ordering: .releasing)
+    }
+
+    /// The connection to the broker ended (or the worker leaves): no direct read is answered until a
+    /// broker grants a lease again, since the one that granted this may be moving the keys already.
+    func revoke() {
+        endsAt.store(0, ordering: .releasing)
+    }
+
+    /// Whether the lease holds at `now`.
+    func holds(at now: UInt64) -> Bool {
+        now < endsAt.load(ordering: .acquiring)
+    }
+}
+
+/// The numbers and sending times of a worker's recent heartbeats, so that a broker's `LeaseGrant` can
+/// be counted from the moment the heartbeat it names left. Used on the worker's I/O thread only.
+struct HeartbeatLedger {
+    /// Numbers keep counting across connections, so a grant from an earlier connection names no
+    /// heartbeat of this one.
+    private var nextSequence: UInt64 = 1
+    /// The heartbeats sent on this connection and not yet granted, oldest first (a handful: the broker
+    /// answers each heartbeat interval).
+    private var sent: [(sequence: UInt64, at: UInt64)] = []
+
+    /// Numbers a heartbeat being sent at `time`.
+    mutating func noteSent(at time: UInt64) -> UInt64 {
+        let sequence = nextSequence
+        nextSequence += 1
+        sent.append((sequence, time))
+        // A broker that grants nothing (an older one) must not make this grow without bound.
+        if sent.count > 64 { sent.removeFirst(sent.count - 64) }
+        return sequence
+    }
+
+    /// When heartbeat `sequence` was sent; nil when it is not one of this connection's. Heartbeats up
+    /// to it are forgotten: a later grant never names an earlier one.
+    mutating func takeSendingTime(of sequence: UInt64) -> UInt64? {
+        guard let index = sent.firstIndex(where: { $0.sequence == sequence }) else { return nil }
+        let time = sent[index].at
+        sent.removeFirst(index + 1)
+        return time
+    }
+
+    /// A new connection: the heartbeats of the last one can no longer be granted.
+    mutating func forgetConnection() {
+        sent.removeAll()
+    }
+}
