@@ -88,11 +88,12 @@ public struct LayoutDaemon: Service {
         let configuration = self.configuration
         let logger = self.logger
         let thread = Thread {
+            let desk = FrontDesk(handler: handler, pool: pool, stats: stats)
             let loop: IOLoop
             do {
                 loop = try IOLoop(
                     context: context, configuration: configuration, mailbox: mailbox, stats: stats, logger: logger,
-                    submit: { envelope, body in pool.submit(envelope: envelope, body: body) },
+                    desk: desk,
                     statsAnswer: { kind in
                         switch kind {
                         case .stats: return snapshot().jsonBytes()

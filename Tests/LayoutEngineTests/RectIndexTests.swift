@@ -86,7 +86,7 @@ import Testing
     }
 
     /// The index over `frames` taken as the elements, in order.
-    private static func index(of frames: [Rect]) -> RectIndex {
+    fileprivate static func index(of frames: [Rect]) -> RectIndex {
         let leafCount = (frames.count + RectIndex.leafSize - 1) / RectIndex.leafSize
         let leaves = [RectIndex.Box](unsafeUninitializedCapacity: RectIndex.boxCount(forLeafCount: leafCount)) { buffer, initialized in
             var leaves = RectIndex.Leaves(into: buffer)
@@ -94,5 +94,25 @@ import Testing
             initialized = leaves.finish()
         }
         return RectIndex(leaves: leaves, elementCount: frames.count)
+    }
+}
+
+/// The bounded count a server asks before answering a query on its I/O thread.
+@Suite struct RectIndexCandidateCountTests {
+    @Test func theCountIsTheCandidateRangesTotalOrNilPastTheLimit() {
+        var random = SeededRandom(seed: 0x1DE_0002)
+        let frames = (0..<20_000).map { _ in
+            Rect(x: random.unit() * 1_000, y: random.unit() * 100_000, width: random.unit() * 50, height: random.unit() * 500)
+        }
+        let index = RectIndexTests.index(of: frames)
+        for _ in 0..<50 {
+            let rect = Rect(x: random.unit() * 1_000, y: random.unit() * 100_000, width: random.unit() * 1_000, height: random.unit() * 20_000)
+            var total = 0
+            index.forEachCandidateRange(in: rect) { total += $0.count }
+            #expect(index.candidateCount(in: rect, atMost: total) == total)
+            #expect(index.candidateCount(in: rect, atMost: total + 1) == total)
+            if total > 0 { #expect(index.candidateCount(in: rect, atMost: total - 1) == nil) }
+        }
+        #expect(index.candidateCount(in: Rect(x: -1, y: -1, width: 2e6, height: 2e6), atMost: 256) == nil)
     }
 }

@@ -108,3 +108,49 @@ import Testing
         }
     }
 }
+
+/// Jobs decoded by the thread that admits them (`admitDecoded`), and whether a key is free to run outside the pool.
+@Suite struct JobSchedulerDecodedAdmissionTests {
+    @Test func aJobAdmittedDecodedWaitsBehindAnEarlierUndecodedOne() {
+        var scheduler = JobScheduler(workers: 2, capacity: 10)
+        let first = scheduler.admit()!
+        #expect(scheduler.nextWork() == .decode(first))
+        let second = scheduler.admitDecoded(key: "feed")!
+        // The first could still turn out to be on "feed".
+        #expect(scheduler.nextWork() == nil)
+        #expect(!scheduler.isFree(key: "other"))
+        scheduler.decoded(first, key: "feed", needsExecution: true)
+        #expect(scheduler.nextWork() == .execute(first))
+        #expect(scheduler.nextWork() == nil)
+        #expect(!scheduler.isFree(key: "feed"))
+        #expect(scheduler.isFree(key: "other"))
+        scheduler.executed(first, key: "feed")
+        #expect(scheduler.nextWork() == .execute(second))
+        scheduler.executed(second, key: "feed")
+        #expect(scheduler.isFree(key: "feed"))
+        #expect(scheduler.unfinished == 0)
+        #expect(scheduler.testOnly_verifyInvariants())
+    }
+
+    @Test func admittingDecodedCountsTowardsTheBoundAndNeverAsARunningTask() {
+        var scheduler = JobScheduler(workers: 1, capacity: 2)
+        let keyless = scheduler.admitDecoded(key: nil)!
+        #expect(scheduler.running == 0)
+        #expect(scheduler.admitDecoded(key: "a") != nil)
+        #expect(scheduler.isFull)
+        #expect(scheduler.admitDecoded(key: "b") == nil, "full at the bound")
+        #expect(scheduler.admit() == nil)
+        #expect(scheduler.nextWork() == .execute(keyless))
+        #expect(scheduler.testOnly_verifyInvariants())
+    }
+
+    @Test func aSuspendedJobKeepsItsKeyBusy() {
+        var scheduler = JobScheduler(workers: 1, capacity: 4)
+        let change = scheduler.admitDecoded(key: "feed")!
+        #expect(scheduler.nextWork() == .execute(change))
+        scheduler.suspended(change)
+        #expect(!scheduler.isFree(key: "feed"))
+        scheduler.executed(change, key: "feed", afterSuspension: true)
+        #expect(scheduler.isFree(key: "feed"))
+    }
+}

@@ -158,6 +158,13 @@ public struct PreparedLayout: Sendable {
         }
     }
 
+    /// Whether at most `limit` elements may overlap `rect`: a bound counted from the rect index's leaves
+    /// (every element of a leaf whose box overlaps), which stops once it passes `limit`. What a server asks
+    /// before answering a query on a thread that must not be held up.
+    public func mayHaveAtMost(_ limit: Int, elementsIn rect: Rect) -> Bool {
+        index.candidateCount(in: rect, atMost: limit) != nil
+    }
+
     /// Every element whose frame overlaps `rect` with positive area, in layout order.
     public func elements(in rect: Rect) -> [LayoutElement] {
         // A viewport usually holds a few dozen elements: one allocation instead of several doublings.

@@ -115,6 +115,27 @@ struct RectIndex: Hashable, Sendable {
     /// of siblings in a tight loop; inlined, so the closure's captures are not copied per node.
     @inline(__always)
     func forEachCandidateRange<Test: BoxTest>(where test: Test, _ visitLeaves: (Range<Int>) -> Void) {
+        walkCandidateRanges(where: test) { range in
+            visitLeaves(range)
+            return true
+        }
+    }
+
+    /// The number of elements in the leaves whose boxes overlap `rect` (an upper bound on its hits), or
+    /// nil as soon as it exceeds `limit`: the walk stops there, so a rect over most of a large layout
+    /// costs no more than a small one. For deciding whether a query is cheap before running it.
+    func candidateCount(in rect: Rect, atMost limit: Int) -> Int? {
+        var count = 0
+        walkCandidateRanges(where: BoxesOverlapping(rect: rect)) { range in
+            count += range.count
+            return count <= limit
+        }
+        return count <= limit ? count : nil
+    }
+
+    /// The walk of `forEachCandidateRange(where:_:)`; it stops once `visitLeaves` returns false.
+    @inline(__always)
+    private func walkCandidateRanges<Test: BoxTest>(where test: Test, _ visitLeaves: (Range<Int>) -> Bool) {
         let levelCount = levelStarts.count - 1
         guard levelCount > 0 else { return }
         var pending = 0..<0
@@ -143,7 +164,10 @@ struct RectIndex: Hashable, Sendable {
                             if pending.upperBound == start, !pending.isEmpty {
                                 pending = pending.lowerBound..<leafEnd
                             } else {
-                                if !pending.isEmpty { visitLeaves(pending) }
+                                if !pending.isEmpty, !visitLeaves(pending) {
+                                    pending = 0..<0
+                                    break
+                                }
                                 pending = start..<leafEnd
                             }
                             node += 1
@@ -160,7 +184,7 @@ struct RectIndex: Hashable, Sendable {
                 }
             }
         }
-        if !pending.isEmpty { visitLeaves(pending) }
+        if !pending.isEmpty { _ = visitLeaves(pending) }
     }
 
     /// Bytes held by the index.

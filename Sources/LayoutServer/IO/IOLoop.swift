@@ -2,8 +2,9 @@ import Logging
 import ZeroMQ
 
 /// The one thread that owns every socket of the daemon: the front ROUTER, the stats ROUTER and the
-/// events XPUB. It only moves bytes: requests go to the worker pool undecoded; replies and events come
-/// back through the mailbox; stats are answered from a snapshot.
+/// events XPUB. It moves bytes, and answers the cheapest requests itself (`FrontDesk`: a `ping`, a small
+/// query); the rest go to the worker pool, and their replies and events come back through the mailbox;
+/// stats are answered from a snapshot.
 ///
 /// Not Sendable: it is created, run and closed on one thread, like the sockets it owns.
 final class IOLoop {
@@ -11,7 +12,8 @@ final class IOLoop {
     private let statsSocket: Socket
     private let events: Socket
     private let mailbox: Mailbox<IOMessage>
-    private let submit: (Envelope, RequestBody) -> Bool
+    /// Answers a request here or admits it to the pool.
+    private let desk: FrontDesk
     private let statsAnswer: (StatsRequestKind) -> [UInt8]
     private let isIdle: () -> Bool
     private let health: DaemonHealth
@@ -22,6 +24,8 @@ final class IOLoop {
     private let maxMessageBytes: Int64
     /// What the mailbox held, being delivered; kept between passes so its array is reused.
     private var inbox: [IOMessage] = []
+    /// What deliveries made while receiving (before a reply answered here) sent, for the loop to act on.
+    private var deliveredWhileReceiving = Delivered()
     /// Active subscriptions (distinct topic prefixes), from the XPUB's subscribe/unsubscribe messages.
     private var subscriptions: [[UInt8]: Int] = [:]
     /// With CURVE: who may do what, asked per message (see `AccessGate`); nil without CURVE.
@@ -34,7 +38,7 @@ final class IOLoop {
 
     init(
         context: Context, configuration: ServerConfiguration, mailbox: Mailbox<IOMessage>, stats: ServerStats, logger: Logger,
-        submit: @escaping (Envelope, RequestBody) -> Bool,
+        desk: FrontDesk,
         statsAnswer: @escaping (StatsRequestKind) -> [UInt8],
         isIdle: @escaping () -> Bool,
         access: AccessControl? = nil,
@@ -60,7 +64,7 @@ final class IOLoop {
         eventsEndpoint = try events.lastEndpoint
         statsEndpoint = try statsSocket.lastEndpoint
         self.mailbox = mailbox
-        self.submit = submit
+        self.desk = desk
         self.statsAnswer = statsAnswer
         self.isIdle = isIdle
         self.health = health
@@ -98,7 +102,9 @@ final class IOLoop {
             if frontPending { frontPending = receiveRequests(accepting: drainingSince == nil) }
             // Every pass sends what the workers have posted, woken for it or not: the replies to a
             // batch of requests leave together.
-            let delivered = deliverMailbox()
+            var delivered = deliverMailbox()
+            delivered.formUnion(deliveredWhileReceiving)
+            deliveredWhileReceiving = Delivered()
             if delivered.replies { frontPending = true }
             if delivered.events { eventsPending = true }
             if statsPending { statsPending = answerStats() }
@@ -198,9 +204,19 @@ final class IOLoop {
                 send(envelope: envelope, body: ErrorReplies.tooLarge(for: body, limit: maxMessageBytes))
             } else if !accepting {
                 send(envelope: envelope, body: ErrorReplies.busy(for: body, message: "the daemon is shutting down"))
-            } else if !submit(envelope, body) {
-                stats.recordRequest(op: "unknown", micros: 0, errorCode: "busy")
-                send(envelope: envelope, body: ErrorReplies.busy(for: body, message: "the request queue is full; retry later"))
+            } else {
+                switch desk.look(at: body, envelope: envelope) {
+                case .answered(let reply, let afterPosted):
+                    // Replies a worker posted for earlier ops on the same layout go first, as they
+                    // would if the pool had answered this one too.
+                    if afterPosted { deliveredWhileReceiving.formUnion(deliverMailbox()) }
+                    send(envelope: envelope, body: reply)
+                case .pool(let pending):
+                    if !desk.admit(pending) {
+                        stats.recordRequest(op: "unknown", micros: 0, errorCode: "busy")
+                        send(envelope: envelope, body: ErrorReplies.busy(for: body, message: "the request queue is full; retry later"))
+                    }
+                }
             }
         }
         return true
@@ -254,10 +270,23 @@ final class IOLoop {
         return true
     }
 
+    /// What a delivery of the mailbox did.
+    struct Delivered {
+        var replies = false
+        var events = false
+        var shutdown = false
+
+        mutating func formUnion(_ other: Delivered) {
+            replies = replies || other.replies
+            events = events || other.events
+            shutdown = shutdown || other.shutdown
+        }
+    }
+
     /// Sends every reply and event waiting in the mailbox: whether it sent replies and events, and
     /// whether a shutdown was asked for.
-    private func deliverMailbox() -> (replies: Bool, events: Bool, shutdown: Bool) {
-        var delivered = (replies: false, events: false, shutdown: false)
+    private func deliverMailbox() -> Delivered {
+        var delivered = Delivered()
         mailbox.takeAll(into: &inbox)
         defer { inbox.removeAll(keepingCapacity: true) }
         for message in inbox {

@@ -96,7 +96,7 @@ public struct RequestHandler: JobHandler {
             // Another namespace answers as an unknown layout, not as forbidden: nothing is learnt of it.
             guard caller.mayRead(namespace) else { throw Self.unknownLayout(query.layout) }
             let entry = try existing(LayoutKey(namespace: namespace, name: query.layout))
-            return (ReplyBody.success(id: id, result: QueryResult(version: entry.version, layout: entry.layout, selection: query.selection, format: query.format, pinning: query.pinning, dynamics: query.dynamics)), nil)
+            return (Self.answer(query, id: id, from: entry), nil)
 
         case .bounds(let change):
             let entry = try existing(own(change.layout))
@@ -138,6 +138,11 @@ public struct RequestHandler: JobHandler {
             }
             return (ReplyBody.success(id: id, result: ListResult(layouts: entries)), nil)
         }
+    }
+
+    /// A query's reply from the entry it names.
+    static func answer(_ query: QueryRequest, id: RequestID?, from entry: LayoutStore.Entry) -> ReplyBody {
+        ReplyBody.success(id: id, result: QueryResult(version: entry.version, layout: entry.layout, selection: query.selection, format: query.format, pinning: query.pinning, dynamics: query.dynamics))
     }
 
     /// Prepares `input`, counting its items for stats; engine errors become wire errors with the

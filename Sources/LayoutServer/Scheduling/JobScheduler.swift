@@ -55,6 +55,29 @@ struct JobScheduler: Sendable {
         return sequence
     }
 
+    /// Admits a job its admitter has decoded already (the I/O thread decodes small requests to see
+    /// whether it may answer them itself): it takes its place in arrival order as if a worker had just
+    /// decoded it, without occupying one. nil when the pool is full.
+    mutating func admitDecoded(key: String?) -> Sequence? {
+        guard unfinished < capacity else { return nil }
+        let sequence = nextSequence
+        nextSequence += 1
+        unfinished += 1
+        // `decoded` ends a decode that was counted as running.
+        running += 1
+        decoded(sequence, key: key, needsExecution: true)
+        return sequence
+    }
+
+    /// Whether `admit` would refuse.
+    var isFull: Bool { unfinished >= capacity }
+
+    /// Whether an op on `key` may run now, outside the pool, without breaking arrival order: every
+    /// admitted request is decoded (none can still turn out to be on `key`) and none on `key` is unfinished.
+    func isFree(key: String) -> Bool {
+        watermark == nextSequence && keyQueues[key] == nil
+    }
+
     /// The next work to start, if a worker is free and something is ready. Executions come first so
     /// that finished decodes drain before more bodies are decoded.
     mutating func nextWork() -> Work? {

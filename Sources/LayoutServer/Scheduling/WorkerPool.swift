@@ -70,8 +70,9 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
     /// A request from admission to its reply. A class, so that the table, a decoding worker and an
     /// executing worker pass it around by reference instead of copying a decoded request.
     private final class Job: @unchecked Sendable {
-        // @unchecked Sendable: `body`, `decoded` and `key` change only under the pool's lock, and a
-        // worker reads them only after taking the job from the table under that lock.
+        // @unchecked Sendable: `body`, `decoded` and `key` are set before the job enters the table or
+        // change under the pool's lock, and a worker reads them only after taking the job from the
+        // table under that lock.
         let envelope: Envelope
         /// When the request arrived, in `DispatchTime` nanoseconds (cheaper to read and subtract than
         /// a `ContinuousClock.Instant`, and this is read twice per request).
@@ -81,7 +82,7 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
         var decoded: Handler.Decoded?
         var key: String?
 
-        init(envelope: Envelope, body: RequestBody, arrived: UInt64) {
+        init(envelope: Envelope, body: RequestBody?, arrived: UInt64) {
             self.envelope = envelope
             self.body = body
             self.arrived = arrived
@@ -135,6 +136,42 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
         }
         for task in tasks { start(task) }
         return admitted
+    }
+
+    /// Admits a request its caller has decoded already (`decoded`, working on `key`); false when the
+    /// pool is full. It runs in arrival order with those `submit` admitted.
+    public func submit(envelope: Envelope, decoded: Handler.Decoded, key: String?) -> Bool {
+        let job = Job(envelope: envelope, body: nil, arrived: DispatchTime.now().uptimeNanoseconds)
+        job.decoded = decoded
+        job.key = key
+        let (admitted, tasks) = state.withLock { state -> (Bool, [Task]) in
+            guard let sequence = state.scheduler.admitDecoded(key: key) else { return (false, []) }
+            state.jobs[sequence] = job
+            return (true, Self.takeAll(&state))
+        }
+        for task in tasks { start(task) }
+        return admitted
+    }
+
+    /// Whether an op may run outside the pool now (see `room(for:)`).
+    public enum Room: Sendable, Hashable {
+        /// At the queue bound: a request is answered `busy`, wherever it would run.
+        case full
+        /// Below the bound, and an earlier request may still be on the op's layout: it must queue.
+        case keyBusy
+        /// Below the bound, and no admitted request is on the op's layout (or it has none).
+        case free
+    }
+
+    /// Whether an op on `key` (nil: none) may run now outside the pool, in arrival order (see
+    /// `JobScheduler.isFree`), and whether the pool is at its bound; one lock for both. Only meaningful
+    /// on the thread that admits requests: nothing can be admitted between the answer and its use.
+    public func room(for key: String?) -> Room {
+        state.withLock { state in
+            if state.scheduler.isFull { return .full }
+            guard let key else { return .free }
+            return state.scheduler.isFree(key: key) ? .free : .keyBusy
+        }
     }
 
     /// Current load, for stats.
