@@ -35,7 +35,7 @@ KINDS = {
     "event": "event.schema.json",
     "stats": "stats.schema.json",
 }
-OPS = ("ping", "layout", "prepare", "query", "bounds", "update", "diff", "drop", "list")
+OPS = ("ping", "layout", "prepare", "query", "bounds", "update", "diff", "drop", "list", "route")
 
 _lock = threading.Lock()
 _registry: Registry | None = None
@@ -211,6 +211,8 @@ def _guess_op(reply: Any) -> str | None:
         return "query"
     if "layouts" in result:
         return "list" if any(isinstance(entry, dict) for entry in result.get("layouts") or []) or "version" not in result else "ping"
+    if "workers" in result or "keys" in result:
+        return "route"
     if "layout" in result:
         return "drop"
     return None

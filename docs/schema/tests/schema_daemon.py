@@ -135,7 +135,7 @@ class Front:
 
 def validate_reply(body, reply) -> None:
     request = body if isinstance(body, dict) else None
-    if request is not None and request.get("op") in ("ping", "layout", "prepare", "query", "bounds", "update", "diff", "drop", "list"):
+    if request is not None and request.get("op") in ("ping", "layout", "prepare", "query", "bounds", "update", "diff", "drop", "list", "route"):
         validate("reply", reply, request=request)
         validate("reply", reply)  # and without the hint: the result matches exactly one op's shape
         if "id" in request and isinstance(request["id"], (str, int)):
@@ -194,7 +194,8 @@ class Events:
             event = json.loads(body)
             validate("event", event)
             topic = topic.decode()
-            assert topic == f"{event['event']}:{event['layout']}", (topic, event)
+            expected = "route" if event["event"] == "route" else f"{event['event']}:{event['layout']}"
+            assert topic == expected, (topic, event)
             got.append((topic, event))
             timeout_ms = 0
         self.received += got

@@ -22,7 +22,9 @@ PROTOCOL = REPO / "docs" / "PROTOCOL.md"
 #
 # kinds:
 #   request        a whole request body
+#   requests       one whole request body per line
 #   reply          a whole reply body
+#   replies        one whole reply body per line
 #   result         a reply's `result` shown alone (§5): wrapped in a success reply and checked as the reply
 #                  to the last request shown under the same heading
 #   error-replies  jsonc: `//` comment lines, and one error reply per other line
@@ -82,6 +84,9 @@ BLOCKS = {
     ("## 8. The stats socket", 1): ("stats", '{"uptimeSeconds":3605.2'),
     ("## 8. The stats socket", 2): ("stats-journal", '"journal":{"url":"sqlite:data/layoutd.db"'),
     ("## 8. The stats socket", 3): ("stats-cluster", '"cluster":{"role":"broker"'),
+    ("### `route`: the route table (a broker only)", 1): ("requests", '{"v":1,"id":1,"op":"route"}'),
+    ("### `route`: the route table (a broker only)", 2): ("result", '{"version":7,"epoch":1764000000003'),
+    ("### The direct endpoint", 1): ("replies", '{"v":1,"id":7,"ok":false,"error":{"code":"moved"'),
     ("### 10.3 READY", 1): ("out-of-scope", '{"protocol":5'),
     ("### 10.7 Rebuilds, moves and losses", 1): ("out-of-scope", '{"layout":"feed","version":12'),
     ("### 10.7 Rebuilds, moves and losses", 2): ("out-of-scope", '{"layout":"feed"}'),
@@ -143,10 +148,14 @@ def test_every_block_is_classified():
 def _last_request_before(heading, n):
     for m in range(n - 1, 0, -1):
         kind = BLOCKS.get((heading, m), (None,))[0]
-        if kind == "request":
+        if kind in ("request", "requests"):
             body = next(b for h, k, _, b in BLOCK_LIST if h == heading and k == m)
-            return json.loads(body)
+            return json.loads(_lines(body)[-1] if kind == "requests" else body)
     raise AssertionError(f"no request before result block {heading!r} #{n}")
+
+
+def _lines(body):
+    return [line for line in body.split("\n") if line.strip()]
 
 
 def _stats_example():
@@ -174,8 +183,14 @@ def test_block_validates(heading, n, lang, body):
 def _check_block(kind, heading, n, body):
     if kind == "request":
         validate("request", json.loads(body))
+    elif kind == "requests":
+        for line in _lines(body):
+            validate("request", json.loads(line))
     elif kind == "reply":
         validate("reply", json.loads(body))
+    elif kind == "replies":
+        for line in _lines(body):
+            validate("reply", json.loads(line))
     elif kind == "result":
         request = _last_request_before(heading, n)
         reply = {"v": 1, "id": request.get("id"), "ok": True, "result": json.loads(body)}

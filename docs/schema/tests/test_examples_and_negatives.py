@@ -55,6 +55,9 @@ BATCH = {"v": 1, "id": 8, "ok": True, "result": {
 ERROR = {"v": 1, "id": None, "ok": False, "error": {"code": "invalid_request", "message": "m", "path": "spec.type"}}
 LAYOUT = {"v": 1, "id": 2, "op": "layout", "bounds": {"width": 375, "height": 667},
           "spec": {"type": "list", "itemHeight": 44}, "sections": [{"count": 3}]}
+ROUTE = {"v": 1, "id": 1, "ok": True, "result": {"version": 2, "epoch": 5,
+          "workers": [{"worker": "w0", "direct": "tcp://127.0.0.1:5570"}, {"worker": "w1"}],
+          "keys": [{"layout": "feed", "epoch": 5, "version": 3, "worker": "w0"}, {"layout": "wall", "epoch": 4, "version": 1}]}}
 EVENT = {"event": "invalidated", "layout": "feed", "version": 2, "reason": "bounds", "contentSize": {"width": 1, "height": 2}}
 
 
@@ -85,6 +88,11 @@ def test_the_good_documents_are_good():
     validate("reply", ERROR, op="layout")
     validate("request", LAYOUT)
     validate("event", EVENT)
+    validate("reply", ROUTE)
+    validate("reply", ROUTE, op="route")
+    validate("request", {"op": "route", "layout": "feed"})
+    validate("request", {"op": "query", "layout": "f", "items": [[0, 0]], "epoch": 5, "minVersion": 3})
+    validate("event", {"event": "route", "version": 3})
 
 
 REJECTED = [
@@ -118,6 +126,7 @@ REJECTED = [
     ("reply", changed(BATCH, ["result", "deletes"], [[0, 0, 0]]), "update", "$.result.deletes[0]"),
     ("reply", changed(BATCH, ["result", "contentSize", "depth"], 1), "update", "$.result.contentSize"),
     ("reply", BATCH, "query", "$.result"),  # the right shape for another op
+    ("reply", ROUTE, "list", "$.result"),
     ("request", changed(LAYOUT, ["op"], "render"), None, "$.op"),
     ("request", changed(LAYOUT, ["v"], 2), None, "$.v"),
     ("request", changed(LAYOUT, ["id"], {"n": 1}), None, "$.id"),
@@ -163,6 +172,16 @@ REJECTED = [
     ("event", changed(EVENT, ["extra"], 1), None, "$"),
     ("event", changed(EVENT, ["event"], "changed"), None, "$.event"),
     ("event", {"event": "batch", "layout": "f", "version": 2, "contentSize": {"width": 1, "height": 1}}, None, "$"),
+    # §11: direct reads and the route table
+    ("reply", {"v": 1, "id": 1, "ok": False, "error": {"code": "behind", "message": "m"}}, None, "$.error"),
+    ("reply", {"v": 1, "id": 1, "ok": False, "error": {"code": "read_only", "message": "m", "path": "layout"}}, None, "$.error.path"),
+    ("reply", {"v": 1, "id": 1, "ok": False, "error": {"code": "invalid_request", "message": "m", "path": "x", "copy": {"epoch": 1, "version": 1}}}, None, "$.error"),
+    ("reply", {"v": 1, "id": 1, "ok": False, "error": {"code": "moved", "message": "m", "copy": {"epoch": 1}}}, None, "$.error.copy"),
+    ("reply", changed(ROUTE, ["result", "keys", 0, "owner"], "w"), "route", "$.result.keys[0]"),
+    ("reply", changed(ROUTE, ["result", "workers", 0, "worker"], DELETE), "route", "$.result.workers[0]"),
+    ("request", {"op": "query", "layout": "f", "items": [[0, 0]], "epoch": -1}, None, "$.epoch"),
+    ("request", {"op": "list", "layout": "f", "minVersion": "3"}, None, "$.minVersion"),
+    ("event", {"event": "route", "version": 3, "layout": "f"}, None, "$"),
 ]
 
 

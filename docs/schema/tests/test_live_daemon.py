@@ -553,6 +553,67 @@ def test_cluster_ops_stats_and_lost(cluster):
         events.close()
 
 
+def test_direct_reads_route_and_their_errors(tmp_path):
+    """PROTOCOL.md §11 over real sockets: the route table, the `route` event, and a worker's direct
+    endpoint answering a query, `moved` (wrong epoch), `behind` (minVersion ahead) and `read_only`."""
+    front, events, stats, http, back, events_in, direct = free_ports(7)
+    broker = Process(["--role", "broker", "--front", f"tcp://127.0.0.1:{front}", "--events", f"tcp://127.0.0.1:{events}",
+                      "--stats", f"tcp://127.0.0.1:{stats}", "--http", f"127.0.0.1:{http}",
+                      "--back", f"tcp://127.0.0.1:{back}", "--events-in", f"tcp://127.0.0.1:{events_in}"], tmp_path, "broker")
+    context = zmq.Context()
+    client, reader = Front(context, f"tcp://127.0.0.1:{front}"), Front(context, f"tcp://127.0.0.1:{direct}")
+    broker_stats = Stats(context, f"tcp://127.0.0.1:{stats}")
+    worker = None
+    watcher = None
+    try:
+        wait_until(lambda: http_ready(http) or not broker.alive(), 30, "the broker's /readyz")
+        watcher = Events(context, f"tcp://127.0.0.1:{events}", broker_stats)
+        worker = Process(["--role", "worker", "--join", f"tcp://127.0.0.1:{back}", "--join-events",
+                          f"tcp://127.0.0.1:{events_in}", "--worker-id", "w1", "--workers", "1",
+                          "--direct", f"tcp://127.0.0.1:{direct}"], tmp_path, "w1")
+
+        def table_with_worker():
+            reply, _ = client.call({"id": 1, "op": "route"})
+            return reply if reply["ok"] and reply["result"]["workers"] else None
+
+        table = wait_until(table_with_worker, 30, "the worker in the route table")["result"]
+        assert table["workers"] == [{"worker": "w1", "direct": f"tcp://127.0.0.1:{direct}"}], table
+        prepared, _ = client.call({"id": 2, "op": "prepare", "layout": "k", **FEED})
+        assert prepared["ok"], prepared
+        watcher.wait_for(lambda e: e["event"] == "route" and e["version"] > table["version"], 20, "a `route` event")
+
+        def key_settled():
+            reply, _ = client.call({"id": 3, "op": "route", "layout": "k"})
+            keys = reply["result"]["keys"]
+            return keys[0] if keys and keys[0].get("worker") == "w1" else None
+
+        key = wait_until(key_settled, 30, "key k settled at w1")
+        assert key["version"] == prepared["result"]["version"], key
+        query = {"id": 4, "op": "query", "layout": "k", "items": [[0, 0]], "epoch": key["epoch"], "minVersion": key["version"]}
+
+        def answered():
+            reply, _ = reader.call(query)  # `moved` until the worker's first lease arrives
+            return reply if reply["ok"] else None
+
+        assert wait_until(answered, 30, "a direct read answered")["result"]["version"] == key["version"]
+        reply, _ = reader.call({**query, "id": 5, "epoch": key["epoch"] + 1})
+        assert reply["error"]["code"] == "moved" and reply["error"]["copy"] == {"epoch": key["epoch"], "version": key["version"]}, reply
+        reply, _ = reader.call({**query, "id": 6, "minVersion": key["version"] + 1})
+        assert reply["error"]["code"] == "behind" and reply["error"]["path"] == "minVersion", reply
+        reply, _ = reader.call({"id": 7, "op": "update", "layout": "k", "updates": [{"delete": [0, 0]}]})
+        assert reply["error"]["code"] == "read_only" and reply["error"]["path"] == "op", reply
+        reply, _ = reader.call({"id": 8, "op": "list", "layout": "k", "epoch": key["epoch"]})
+        assert [entry["layout"] for entry in reply["result"]["layouts"]] == ["k"], reply
+    finally:
+        for socket in (client, reader, broker_stats, watcher):
+            if socket is not None:
+                socket.close()
+        context.destroy(linger=0)
+        if worker is not None:
+            worker.stop()
+        assert broker.stop() == 0, broker.log()[-3000:]
+
+
 def test_internal_from_a_worker(tmp_path):
     """A worker answers a REQUEST whose caller frame is malformed `internal` (PROTOCOL.md §10.2): the only
     way to make a daemon send that code on purpose. This test plays the broker."""
