@@ -4,7 +4,7 @@ import ZeroMQ
 
 /// `cluster-bench`: the cluster's figures against a single daemon in the same run (docs/BENCHMARKS.md,
 /// "The cluster"): the broker hop, scaling over worker processes, the broker's cost with many workers,
-/// and failover. One JSON object per line.
+/// failover, and direct reads. One JSON object per line.
 @main
 enum ClusterBench {
     static func main() {
@@ -27,6 +27,7 @@ enum ClusterBench {
             case .scaling: try ScalingBench(plan: plan, context: context).run(goals: &goals)
             case .idle: try IdleWorkersBench(plan: plan, context: context).run(goals: &goals)
             case .failover: try FailoverBench(plan: plan, context: context, cores: cores).run(goals: &goals)
+            case .direct: try DirectReadBench(plan: plan, context: context, cores: cores).run(goals: &goals)
             }
             return true
         }

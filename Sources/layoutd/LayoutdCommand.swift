@@ -83,7 +83,7 @@ struct LayoutdCommand: AsyncParsableCommand {
     @Option(name: .customLong("direct"), help: "Worker: a ROUTER of its own that answers clients' reads of the keys it owns, e.g. tcp://0.0.0.0:5570 (default: none).")
     var direct: String?
 
-    @Option(name: .customLong("direct-advertise"), help: "Worker: the direct endpoint as clients reach it, given to them in the broker's route table (default: the one bound).")
+    @Option(name: .customLong("direct-advertise"), help: "Worker: the direct endpoint as clients reach it, given to them in the broker's route table (default: the one bound; a wildcard bind gives the first non-loopback IPv4 address).")
     var directAdvertise: String?
 
     @Option(name: .customLong("worker-secret-key-file"), help: "Worker with CURVE: its own secret key (Z85). Needs --server-public-key-file.")

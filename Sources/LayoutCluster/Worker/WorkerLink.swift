@@ -119,7 +119,7 @@ final class WorkerLink {
                 context: context, endpoint: endpoint, configuration: configuration, access: direct.access, desk: direct.reads, stats: stats, logger: logger
             )
             directFront = front
-            directEndpoint = cluster.directAdvertiseEndpoint ?? front.boundEndpoint
+            directEndpoint = cluster.directAdvertiseEndpoint ?? AdvertisedEndpoint.forBound(front.boundEndpoint)
             lease = direct.lease
             fences = direct.fences
         } else {

@@ -14,7 +14,7 @@ struct ScalingBench {
 
     func run(goals: inout Goals) throws {
         let names = ["scale-0", "scale-1"]
-        let keys = balancedKeys(count: plan.scalingKeys, over: names)
+        let keys = Rendezvous.balancedKeys(count: plan.scalingKeys, over: names, prefix: "scale-key")
         var seconds: [Int: Double] = [:]
         for workerCount in [1, 2] {
             let broker = try Nodes.broker()
@@ -56,21 +56,6 @@ struct ScalingBench {
     private func body(for key: String) -> [UInt8] {
         let heights = (0..<plan.scalingItems).map { String(40 + ($0 &* 7919) % 233) }.joined(separator: ",")
         return Array(#"{"v":1,"id":"\#(key)","op":"prepare","layout":"\#(key)","bounds":{"width":1024,"height":800},"spec":{"type":"waterfall","columns":4},"sections":[{"heights":[\#(heights)]}]}"#.utf8)
-    }
-
-    /// `count` keys, half of which rendezvous hashing gives each of the two names.
-    private func balancedKeys(count: Int, over names: [String]) -> [String] {
-        let seeds = names.map(Rendezvous.seed(forWorker:))
-        var perWinner: [[String]] = [[], []]
-        var index = 0
-        while perWinner.map(\.count).min() ?? 0 < count / 2 {
-            let key = "scale-key-\(index)"
-            index += 1
-            if let winner = Rendezvous.winner(keyHash: Rendezvous.hash(key), seeds: seeds), perWinner[winner].count < count / 2 {
-                perWinner[winner].append(key)
-            }
-        }
-        return zip(perWinner[0], perWinner[1]).flatMap { [$0, $1] }
     }
 
     private func brokerCPU(_ broker: RunningNode) throws -> Double {

@@ -9,6 +9,8 @@ enum BenchName: String, BenchSelection {
     case idle
     /// Kill -9 of a worker: time to the first answer on its 10^6-item key, and rebuild throughput.
     case failover
+    /// Queries read straight from the key's worker (PROTOCOL.md §11) against a single daemon and the broker.
+    case direct
 }
 
 /// The flags of cluster-bench's own, beside the harness's `--quick`, `--only` and `--help`.

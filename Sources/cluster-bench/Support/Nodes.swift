@@ -83,7 +83,8 @@ final class WorkerProcess {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("layoutd")
     }
 
-    init(joining broker: RunningNode, name: String, workers: Int, cpu: Int? = nil) throws {
+    /// `direct`: the worker's direct endpoint for clients' reads (`--direct`), none when nil.
+    init(joining broker: RunningNode, name: String, workers: Int, cpu: Int? = nil, direct: String? = nil) throws {
         self.name = name
         let layoutd = Self.executable
         guard FileManager.default.isExecutableFile(atPath: layoutd.path) else {
@@ -93,6 +94,7 @@ final class WorkerProcess {
             "--role", "worker", "--join", broker.backEndpoint, "--join-events", broker.eventsInEndpoint,
             "--worker-id", name, "--workers", String(workers), "--log-level", "error",
         ]
+        if let direct { arguments += ["--direct", direct] }
         if let cpu, FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
             arguments = ["-c", String(cpu), layoutd.path] + arguments
