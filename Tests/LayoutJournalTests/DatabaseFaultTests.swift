@@ -6,7 +6,7 @@ import Testing
 
 /// The database behind the append-only log failing as a disk or a connection does: a sync that fails,
 /// a commit whose answer is lost. Nothing acknowledged is lost, and writing goes on by itself.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct DatabaseFaultTests {
     private let feed = JournalKey(namespace: "", name: "feed")
 

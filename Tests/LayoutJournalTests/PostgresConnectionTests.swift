@@ -4,7 +4,7 @@ import Testing
 
 /// libpq under the journal, against a real server: the binary values it sends and reads, and TLS as
 /// `sslmode` and `sslrootcert` ask for it.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct PostgresConnectionTests {
     private func session(_ url: String) throws -> PostgresSession {
         try PostgresSession(url: PostgresURL(url))

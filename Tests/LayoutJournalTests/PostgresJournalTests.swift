@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 /// The PostgreSQL journal against a real server that each test starts for itself (`PostgresServer`).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct PostgresJournalTests {
     private let feed = JournalKey(namespace: "", name: "feed")
 
