@@ -16,10 +16,20 @@ import zmq
 import zmq.asyncio
 
 from . import ops
-from .core import DEFAULT_EVENTS, DEFAULT_FRONT, FALLBACK, METRICS_BODY, STATS_BODY, ClientCore, Slot, new_dealer
+from .core import (
+    DEFAULT_EVENTS,
+    DEFAULT_FRONT,
+    FALLBACK,
+    METRICS_BODY,
+    STATS_BODY,
+    ClientCore,
+    Slot,
+    new_dealer,
+    route_timeout,
+)
 from .curve import CurveKeys
 from .direct import DirectReads
-from .errors import DecodeError, LayoutdError
+from .errors import DecodeError, LayoutdError, Timeout
 from .events import Gap, SubscriberBase
 from .models import Event, QueryResult, Resync, Stats
 from .ops import Format
@@ -121,7 +131,7 @@ class AsyncClient(ClientCore):
         self._reader: asyncio.Task[None] | None = None
         #: ``route`` requests under way, by the key looked up (None: the whole table), shared by the
         #: queries that wait for them.
-        self._lookups: dict[str | None, asyncio.Task[bool]] = {}
+        self._lookups: dict[str | None, asyncio.Task[tuple[bool, BaseException | None]]] = {}
         self._resending: set[asyncio.Task[None]] = set()
         self._stats_lock: asyncio.Lock | None = None
         self._closed = False
@@ -219,7 +229,7 @@ class AsyncClient(ClientCore):
             lookup = router.next_lookup(key)
             if lookup is None:
                 break
-            if not await self._look_up(lookup, timeout):
+            if not await self._look_up(lookup, timeout, call):
                 return FALLBACK
         entry = router.entry(key)
         if entry is None or entry.endpoint is None:
@@ -232,27 +242,31 @@ class AsyncClient(ClientCore):
             return FALLBACK
         return self._direct_reply(direct, *answer)
 
-    async def _look_up(self, lookup: Call[Any], timeout: float | None) -> bool:
-        """Sends ``lookup`` (a ``route``), or waits for the same one already under way."""
+    async def _look_up(self, lookup: Call[Any], timeout: float | None, call: Call[Any]) -> bool:
+        """Sends ``lookup`` (a ``route``), or waits for the same one already under way. Raises the
+        :class:`~layoutd.errors.Timeout` of ``call`` when the front answered it on no attempt."""
         name = lookup.fields.get("layout")
         task = self._lookups.get(name)
         if task is None:
             task = asyncio.get_running_loop().create_task(self._fetch_routes(lookup, timeout))
             self._lookups[name] = task
 
-            def forget(done: asyncio.Task[bool], name: str | None = name) -> None:
+            def forget(done: asyncio.Task[tuple[bool, BaseException | None]], name: str | None = name) -> None:
                 if self._lookups.get(name) is done:
                     del self._lookups[name]
 
             task.add_done_callback(forget)
-        return await asyncio.shield(task)  # one caller's cancellation does not stop the others' lookup
+        answered, error = await asyncio.shield(task)  # one caller's cancellation does not stop the others'
+        if isinstance(error, Timeout):  # the front did not answer on any attempt: nor would it the query
+            raise route_timeout(error, call) from error
+        return answered
 
-    async def _fetch_routes(self, lookup: Call[Any], timeout: float | None) -> bool:
+    async def _fetch_routes(self, lookup: Call[Any], timeout: float | None) -> tuple[bool, BaseException | None]:
         try:
             result, error = await self.call(lookup, timeout=timeout), None
         except (LayoutdError, RuntimeError, asyncio.CancelledError) as failure:  # RuntimeError: closed
             result, error = None, failure
-        return self._router.routes_answered(lookup, result, error)
+        return self._router.routes_answered(lookup, result, error), error
 
     async def _direct_exchange(self, endpoint: str, request_id: int, frames: list[Any],
                                wait: float) -> tuple[dict[str, Any], list[Any]] | None:

@@ -30,10 +30,11 @@ from .core import (
     Slot,
     millis,
     new_dealer,
+    route_timeout,
 )
 from .curve import CurveKeys
 from .direct import DirectReads
-from .errors import DecodeError, LayoutdError
+from .errors import DecodeError, LayoutdError, Timeout
 from .models import Stats
 from .wire import BinaryArrays, Call, Hooks, as_method, split_reply
 
@@ -256,6 +257,8 @@ class Client(ClientCore):
                 break
             try:
                 result, error = self.call(lookup, timeout=timeout), None
+            except Timeout as failure:  # the front did not answer on any attempt: nor would it the query
+                raise route_timeout(failure, call) from failure
             except LayoutdError as failure:
                 result, error = None, failure
             if not router.routes_answered(lookup, result, error):

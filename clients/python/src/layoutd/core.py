@@ -412,6 +412,13 @@ class ClientCore:
         return raw.decode("utf-8", "replace")
 
 
+def route_timeout(cause: Timeout, call: Call[Any]) -> Timeout:
+    """The error of a query whose ``route`` lookup got no answer from the front on any attempt: the query
+    is not sent (the front would not answer it either), and fails as it would have there."""
+    return Timeout(f"no reply to the route table request this {call.op} needed first ({cause.message})",
+                   endpoints=cause.endpoints, op=call.op)
+
+
 def new_dealer(context: Any, endpoint: str, curve: CurveKeys | None, send_timeout: float | None = None) -> Any:
     """A DEALER of ``context`` (sync or asyncio) connected to ``endpoint``."""
     return connect(context.socket(zmq.DEALER), endpoint, curve, send_timeout)
