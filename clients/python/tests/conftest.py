@@ -26,10 +26,19 @@ def cluster_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]
     server.stop()
 
 
-@pytest.fixture(params=["single", "cluster"])
+@pytest.fixture(scope="session")
+def cluster_direct_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A broker with 2 workers that also answer reads on direct endpoints of their own (PROTOCOL.md §11)."""
+    server = start_cluster(tmp_path_factory.mktemp("cluster-direct"), workers=2, direct=True)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["single", "cluster", "cluster-direct"])
 def server(request: pytest.FixtureRequest) -> Server:
-    """Each test that takes it runs against a single daemon and against a broker with 2 workers."""
-    return request.getfixturevalue(f"{request.param}_server")  # type: ignore[no-any-return]
+    """Each test that takes it runs against a single daemon, a broker with 2 workers, and a broker whose 2
+    workers have direct endpoints (where the clients' queries go to the workers: ``direct_reads="auto"``)."""
+    return request.getfixturevalue(f"{request.param.replace('-', '_')}_server")  # type: ignore[no-any-return]
 
 
 @pytest.fixture

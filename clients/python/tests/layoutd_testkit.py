@@ -235,7 +235,7 @@ class Server:
 
 
 def _ping_once(front: str, curve: CurveKeys | None = None) -> bool:
-    client = Client(front, timeout=0.5, attempts=1, curve=curve)
+    client = Client(front, timeout=0.5, attempts=1, curve=curve, direct_reads="off")
     try:
         client.ping()
         return True
@@ -274,13 +274,18 @@ def start_single(workdir: Path, *, args: Sequence[str] = (), curve: CurveKeys | 
 
 
 def start_cluster(workdir: Path, *, workers: int = 2, broker_args: Sequence[str] = (),
-                  worker_args: Callable[[int], Sequence[str]] = lambda i: (), curve: CurveKeys | None = None) -> Server:
+                  worker_args: Callable[[int], Sequence[str]] = lambda i: (), curve: CurveKeys | None = None,
+                  direct: bool = False) -> Server:
     """A broker and ``workers`` workers, every socket on a free port; ready once a ping through the broker
-    is answered and every worker is alive in the broker's stats (``curve``: an admin's keys, with CURVE)."""
+    is answered and every worker is alive in the broker's stats (``curve``: an admin's keys, with CURVE).
+
+    With ``direct`` each worker also answers reads on a direct endpoint of its own (``--direct``, PROTOCOL.md
+    §11; ``extra["direct"]``, by worker index), and the cluster is ready once the broker's route table
+    names every one (the broker learns them from the workers' READY)."""
     workdir.mkdir(parents=True, exist_ok=True)
     front, events, stats, http, back, events_in = (free_port() for _ in range(6))
     server = Server("cluster", tcp(front), tcp(events), tcp(stats), f"127.0.0.1:{http}", workdir=workdir)
-    server.extra.update(back=tcp(back), events_in=tcp(events_in), worker_stats=[], worker_http=[])
+    server.extra.update(back=tcp(back), events_in=tcp(events_in), worker_stats=[], worker_http=[], direct=[])
     binary = layoutd_binary()
     server.processes.append(Process("broker", [
         binary, "--role", "broker", "--front", server.front, "--events", server.events, "--stats", server.stats,
@@ -290,18 +295,34 @@ def start_cluster(workdir: Path, *, workers: int = 2, broker_args: Sequence[str]
             w_stats, w_http = free_port(), free_port()
             server.extra["worker_stats"].append(tcp(w_stats))
             server.extra["worker_http"].append(f"127.0.0.1:{w_http}")
+            direct_args: list[str] = []
+            if direct:
+                server.extra["direct"].append(tcp(free_port()))
+                direct_args = ["--direct", server.extra["direct"][-1]]
             server.processes.append(Process(f"worker-{i}", [
                 binary, "--role", "worker", "--join", tcp(back), "--join-events", tcp(events_in),
                 "--worker-id", f"worker-{i}", "--worker-stats", tcp(w_stats), "--worker-http", f"127.0.0.1:{w_http}",
-                "--workers", "1", *worker_args(i)], workdir))
+                "--workers", "1", *direct_args, *worker_args(i)], workdir))
         wait_ready(server, curve)
-        stats_client = Client(server.front, stats_endpoints=server.stats, timeout=1.0, attempts=1, curve=curve)
+        stats_client = Client(server.front, stats_endpoints=server.stats, timeout=1.0, attempts=1, curve=curve,
+                              direct_reads="off")
         try:
             def all_alive() -> bool:
                 server.check_alive()
                 cluster = stats_client.stats().cluster or {}
                 return (cluster.get("totals") or {}).get("alive") == workers
+
+            def all_direct() -> bool:
+                server.check_alive()
+                try:  # a broker that has just started holds `route` until its workers had the time to join
+                    table = stats_client.request("route")
+                except (layoutd.Timeout, layoutd.Unavailable):
+                    return False
+                return sorted(w.get("direct") for w in table["workers"]) == sorted(server.extra["direct"])
+
             wait_until(all_alive, READY_SECONDS, f"{workers} workers alive at the broker")
+            if direct:
+                wait_until(all_direct, READY_SECONDS, "every worker's direct endpoint in the route table")
         finally:
             stats_client.close()
     except BaseException:

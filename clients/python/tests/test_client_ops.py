@@ -226,10 +226,20 @@ def test_stats_and_metrics(server: Server, client: Client) -> None:
 def test_hooks_see_every_message(server: Server, make_client: Callable[..., Client], key: str) -> None:
     seen: dict[str, list[Any]] = {"request": [], "reply": [], "stats": []}
     hooks = layoutd.Hooks(request=seen["request"].append, reply=seen["reply"].append, stats=seen["stats"].append)
-    client = make_client(server.front, stats_endpoints=server.stats, hooks=hooks)
+    client = make_client(server.front, stats_endpoints=server.stats, hooks=hooks, direct_reads="off")
     prepare_feed(client, key)
     client.query(key, items=[[0, 0]])
     client.stats()
     assert [r["op"] for r in seen["request"]] == ["prepare", "query"]
     assert [r["id"] for r in seen["reply"]] == [r["id"] for r in seen["request"]]
     assert len(seen["stats"]) == 1
+    # With direct reads (the default) the first query asks for the route table first, and a query sent
+    # to a worker's direct endpoint is seen by the hooks too.
+    for kind in seen.values():
+        kind.clear()
+    auto = make_client(server.front, hooks=hooks)
+    auto.query(key, items=[[0, 0]])
+    auto.query(key, items=[[0, 1]])
+    ops = [r["op"] for r in seen["request"]]
+    assert ops[:2] == ["route", "query"] and ops.count("route") == 1 and ops.count("query") >= 2
+    assert [r["id"] for r in seen["reply"]] == [r["id"] for r in seen["request"]]

@@ -16,13 +16,24 @@ import zmq
 import zmq.asyncio
 
 from . import ops
-from .core import DEFAULT_EVENTS, DEFAULT_FRONT, METRICS_BODY, STATS_BODY, ClientCore, Slot, new_dealer
+from .core import (
+    DEFAULT_EVENTS,
+    DEFAULT_FRONT,
+    FALLBACK,
+    METRICS_BODY,
+    STATS_BODY,
+    ClientCore,
+    Slot,
+    new_dealer,
+    route_timeout,
+)
 from .curve import CurveKeys
-from .errors import LayoutdError
+from .direct import DirectReads
+from .errors import DecodeError, LayoutdError, Timeout
 from .events import Gap, SubscriberBase
 from .models import Event, QueryResult, Resync, Stats
 from .ops import Format
-from .wire import BinaryArrays, Call, Hooks, as_method
+from .wire import BinaryArrays, Call, Hooks, as_method, split_reply
 
 __all__ = ["AsyncClient", "AsyncSubscriber"]
 
@@ -39,6 +50,45 @@ class _AsyncSlot(Slot[T]):
         super()._finish(value, error)
         if not self._owner.done():
             self._owner.set_result(None)
+
+
+class _DirectLink:
+    """A DEALER to one worker's direct endpoint and its reader task, which hands each answer to the
+    direct attempt waiting for its id."""
+
+    def __init__(self, client: AsyncClient, socket: zmq.asyncio.Socket) -> None:
+        self.client = client
+        self.socket = socket
+        self.waiting: dict[int, asyncio.Future[tuple[dict[str, Any], list[Any]] | None]] = {}
+        self.reader = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        try:
+            while True:
+                frames = await self.socket.recv_multipart(copy=False)
+                try:
+                    obj, rest = split_reply(frames)
+                except DecodeError:
+                    self.client.stray_replies += 1
+                    continue
+                request_id = obj.get("id")
+                future = self.waiting.pop(request_id, None) if type(request_id) is int else None
+                if future is None or future.done():
+                    self.client.stray_replies += 1  # a late answer to an attempt that gave up
+                    continue
+                future.set_result((obj, rest))
+        except (asyncio.CancelledError, zmq.ZMQError):
+            return
+
+    def close(self, linger: int = 0) -> None:
+        """Stops the reader and closes the socket; attempts still waiting go to the front."""
+        if self.reader is not asyncio.current_task():
+            self.reader.cancel()
+        self.socket.close(linger=linger)
+        for future in self.waiting.values():
+            if not future.done():
+                future.set_result(None)
+        self.waiting.clear()
 
 
 def _op(builder: Callable[P, Call[T]]) -> Callable[Concatenate[AsyncClient, P], Coroutine[Any, Any, T]]:
@@ -71,11 +121,17 @@ class AsyncClient(ClientCore):
         hooks: Hooks | None = None,
         binary_arrays: BinaryArrays = "auto",
         backoff: float = 0.1,
+        direct_reads: DirectReads = "auto",
+        direct_timeout: float | None = None,
     ) -> None:
         super().__init__(endpoints, stats_endpoints=stats_endpoints, timeout=timeout, attempts=attempts,
-                         curve=curve, hooks=hooks, binary_arrays=binary_arrays, backoff=backoff)
+                         curve=curve, hooks=hooks, binary_arrays=binary_arrays, backoff=backoff,
+                         direct_reads=direct_reads, direct_timeout=direct_timeout)
         self.context = context if context is not None else zmq.asyncio.Context.instance()
         self._reader: asyncio.Task[None] | None = None
+        #: ``route`` requests under way, by the key looked up (None: the whole table), shared by the
+        #: queries that wait for them.
+        self._lookups: dict[str | None, asyncio.Task[tuple[bool, BaseException | None]]] = {}
         self._resending: set[asyncio.Task[None]] = set()
         self._stats_lock: asyncio.Lock | None = None
         self._closed = False
@@ -141,7 +197,12 @@ class AsyncClient(ClientCore):
                 await self._send(slot)
 
     async def call(self, call: Call[T], *, timeout: float | None = None) -> T:
-        """Sends ``call`` and returns its typed result (the failover and retry rules of the module's doc)."""
+        """Sends ``call`` and returns its typed result (the failover and retry rules of the module's doc;
+        a ``query`` goes to its key's owner when it can: see ``direct_reads``)."""
+        if self._router.wants(call):
+            value = await self._query_directly(call, timeout)
+            if value is not FALLBACK:
+                return value  # type: ignore[no-any-return]
         slot: _AsyncSlot[T] = self._open(call, timeout, _AsyncSlot, asyncio.get_running_loop().create_future())  # type: ignore[assignment]
         try:
             await self._send(slot)
@@ -159,6 +220,78 @@ class AsyncClient(ClientCore):
             if not slot._done:  # cancelled: forget it (and never send it again)
                 self._complete(slot, error=asyncio.CancelledError())
         return slot._outcome()
+
+    async def _query_directly(self, call: Call[T], timeout: float | None) -> Any:
+        """``call`` (a query) answered by its key's owner, or ``FALLBACK``: send it to the front."""
+        router = self._router
+        key = call.fields["layout"]
+        for _ in range(3):  # the table, then the key alone (a bound: each answer settles one question)
+            lookup = router.next_lookup(key)
+            if lookup is None:
+                break
+            if not await self._look_up(lookup, timeout, call):
+                return FALLBACK
+        entry = router.entry(key)
+        if entry is None or entry.endpoint is None:
+            return FALLBACK
+        direct = router.direct_call(call, entry)
+        request_id, frames = self._encode(direct)
+        answer = await self._direct_exchange(entry.endpoint, request_id, frames, self._direct_timeout(timeout))
+        if answer is None:
+            router.timed_out()
+            return FALLBACK
+        return self._direct_reply(direct, *answer)
+
+    async def _look_up(self, lookup: Call[Any], timeout: float | None, call: Call[Any]) -> bool:
+        """Sends ``lookup`` (a ``route``), or waits for the same one already under way. Raises the
+        :class:`~layoutd.errors.Timeout` of ``call`` when the front answered it on no attempt."""
+        name = lookup.fields.get("layout")
+        task = self._lookups.get(name)
+        if task is None:
+            task = asyncio.get_running_loop().create_task(self._fetch_routes(lookup, timeout))
+            self._lookups[name] = task
+
+            def forget(done: asyncio.Task[tuple[bool, BaseException | None]], name: str | None = name) -> None:
+                if self._lookups.get(name) is done:
+                    del self._lookups[name]
+
+            task.add_done_callback(forget)
+        answered, error = await asyncio.shield(task)  # one caller's cancellation does not stop the others'
+        if isinstance(error, Timeout):  # the front did not answer on any attempt: nor would it the query
+            raise route_timeout(error, call) from error
+        return answered
+
+    async def _fetch_routes(self, lookup: Call[Any], timeout: float | None) -> tuple[bool, BaseException | None]:
+        try:
+            result, error = await self.call(lookup, timeout=timeout), None
+        except (LayoutdError, RuntimeError, asyncio.CancelledError) as failure:  # RuntimeError: closed
+            result, error = None, failure
+        return self._router.routes_answered(lookup, result, error), error
+
+    async def _direct_exchange(self, endpoint: str, request_id: int, frames: list[Any],
+                               wait: float) -> tuple[dict[str, Any], list[Any]] | None:
+        """Sends ``frames`` to a worker's direct endpoint and returns the answer to ``request_id``, or
+        ``None`` when none came within ``wait`` seconds (the socket is then closed)."""
+        if self._closed:
+            return None
+        link: _DirectLink | None = self._direct.get(endpoint)
+        if link is None:
+            link = self._direct[endpoint] = _DirectLink(self, new_dealer(self.context, endpoint, self.curve, wait))
+        future: asyncio.Future[tuple[dict[str, Any], list[Any]] | None] = asyncio.get_running_loop().create_future()
+        link.waiting[request_id] = future
+        deadline = time.monotonic() + wait
+        try:
+            await asyncio.wait_for(link.socket.send_multipart(frames), wait)
+            await asyncio.wait((future,), timeout=max(0.0, deadline - time.monotonic()))
+        except (asyncio.TimeoutError, zmq.ZMQError):
+            pass
+        finally:
+            link.waiting.pop(request_id, None)
+        if future.done() and not future.cancelled() and future.result() is not None:
+            return future.result()
+        if self._direct.get(endpoint) is link:  # no answer: a late one must not meet the next read
+            self._drop_direct(endpoint)
+        return None
 
     async def request(
         self,
@@ -211,7 +344,9 @@ class AsyncClient(ClientCore):
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        tasks = [t for t in (self._reader, *self._resending) if t is not None]
+        links: list[_DirectLink] = list(self._direct.values())
+        tasks = [t for t in (self._reader, *self._resending, *self._lookups.values(), *(l.reader for l in links))
+                 if t is not None]
         self.close()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)

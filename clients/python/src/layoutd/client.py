@@ -19,10 +19,24 @@ from typing import Any, Callable, Concatenate, Iterable, Mapping, ParamSpec, Seq
 import zmq
 
 from . import ops
-from .core import DEFAULT_EVENTS, DEFAULT_FRONT, DEFAULT_STATS, METRICS_BODY, STATS_BODY, ClientCore, Slot, millis, new_dealer
+from .core import (
+    DEFAULT_EVENTS,
+    DEFAULT_FRONT,
+    DEFAULT_STATS,
+    FALLBACK,
+    METRICS_BODY,
+    STATS_BODY,
+    ClientCore,
+    Slot,
+    millis,
+    new_dealer,
+    route_timeout,
+)
 from .curve import CurveKeys
+from .direct import DirectReads
+from .errors import DecodeError, LayoutdError, Timeout
 from .models import Stats
-from .wire import BinaryArrays, Call, Hooks, as_method
+from .wire import BinaryArrays, Call, Hooks, as_method, split_reply
 
 __all__ = ["Client", "Pending", "Pipeline", "DEFAULT_FRONT", "DEFAULT_EVENTS", "DEFAULT_STATS"]
 
@@ -95,6 +109,11 @@ class Client(ClientCore):
             ``"numpy"`` or ``"memoryview"``.
         backoff: seconds to wait before trying again once every endpoint answered "standby" in a row
             (doubling each round, up to ``timeout``).
+        direct_reads: ``"auto"`` (default): against a cluster's broker, :meth:`query` goes straight to the
+            worker that owns the key, and to the front on any doubt (docs/PROTOCOL.md §11,
+            :mod:`layoutd.direct`); ``"off"``: every request goes to the front.
+        direct_timeout: seconds a direct attempt waits before the query goes to the front (default and
+            at most: half of the request's timeout).
     """
 
     def __init__(
@@ -109,9 +128,12 @@ class Client(ClientCore):
         hooks: Hooks | None = None,
         binary_arrays: BinaryArrays = "auto",
         backoff: float = 0.1,
+        direct_reads: DirectReads = "auto",
+        direct_timeout: float | None = None,
     ) -> None:
         super().__init__(endpoints, stats_endpoints=stats_endpoints, timeout=timeout, attempts=attempts,
-                         curve=curve, hooks=hooks, binary_arrays=binary_arrays, backoff=backoff)
+                         curve=curve, hooks=hooks, binary_arrays=binary_arrays, backoff=backoff,
+                         direct_reads=direct_reads, direct_timeout=direct_timeout)
         self.context: zmq.Context[Any] = context if context is not None else zmq.Context.instance()
 
     # -- sockets ---------------------------------------------------------------------------------
@@ -143,7 +165,12 @@ class Client(ClientCore):
         return slot  # type: ignore[return-value]
 
     def call(self, call: Call[T], *, timeout: float | None = None) -> T:
-        """Sends ``call`` and waits for its typed result."""
+        """Sends ``call`` and waits for its typed result (a ``query`` at its key's owner when it can: see
+        ``direct_reads``)."""
+        if self._router.wants(call):
+            value = self._query_directly(call, timeout)
+            if value is not FALLBACK:
+                return value  # type: ignore[no-any-return]
         slot = self.submit(call, timeout=timeout)
         if not slot._done:
             self._wait(slot)
@@ -217,6 +244,58 @@ class Client(ClientCore):
             time.sleep(delay)  # every endpoint answered "standby": back off before the next round
         for slot in again:
             self._send(slot)
+
+    # -- direct reads ----------------------------------------------------------------------------
+
+    def _query_directly(self, call: Call[T], timeout: float | None) -> Any:
+        """``call`` (a query) answered by its key's owner, or ``FALLBACK``: send it to the front."""
+        router = self._router
+        key = call.fields["layout"]
+        for _ in range(3):  # the table, then the key alone (a bound: each answer settles one question)
+            lookup = router.next_lookup(key)
+            if lookup is None:
+                break
+            try:
+                result, error = self.call(lookup, timeout=timeout), None
+            except Timeout as failure:  # the front did not answer on any attempt: nor would it the query
+                raise route_timeout(failure, call) from failure
+            except LayoutdError as failure:
+                result, error = None, failure
+            if not router.routes_answered(lookup, result, error):
+                return FALLBACK
+        entry = router.entry(key)
+        if entry is None or entry.endpoint is None:
+            return FALLBACK
+        direct = router.direct_call(call, entry)
+        request_id, frames = self._encode(direct)
+        answer = self._direct_exchange(entry.endpoint, request_id, frames, self._direct_timeout(timeout))
+        if answer is None:
+            router.timed_out()
+            return FALLBACK
+        return self._direct_reply(direct, *answer)
+
+    def _direct_exchange(self, endpoint: str, request_id: int, frames: list[Any],
+                         wait: float) -> tuple[dict[str, Any], list[Any]] | None:
+        """Sends ``frames`` to a worker's direct endpoint and returns the answer to ``request_id`` (its
+        object and frames), or ``None`` when none came within ``wait`` seconds (the socket is then closed)."""
+        socket = self._direct.get(endpoint)
+        if socket is None:
+            socket = self._direct[endpoint] = new_dealer(self.context, endpoint, self.curve, wait)
+        deadline = time.monotonic() + wait
+        try:
+            socket.send_multipart(frames)
+            while (remaining := deadline - time.monotonic()) > 0 and socket.poll(millis(remaining), zmq.POLLIN):
+                try:
+                    obj, rest = split_reply(socket.recv_multipart(copy=False))
+                except DecodeError:
+                    break
+                if obj.get("id") == request_id:
+                    return obj, rest
+                self.stray_replies += 1  # a late answer to an earlier attempt
+        except zmq.ZMQError:  # zmq.Again: not even queued
+            pass
+        self._drop_direct(endpoint)
+        return None
 
     # -- stats -----------------------------------------------------------------------------------
 

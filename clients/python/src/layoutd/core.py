@@ -26,6 +26,7 @@ from typing import Any, Generic, Sequence, TypeVar
 import zmq
 
 from .curve import CurveKeys
+from .direct import DirectReads, DirectRouter
 from .errors import DecodeError, LayoutdError, OutcomeUnknown, ReplyError, Timeout
 from .models import Stats
 from .wire import (
@@ -43,6 +44,12 @@ from .wire import (
 __all__ = ["ClientCore", "Slot", "DEFAULT_FRONT", "DEFAULT_EVENTS", "DEFAULT_STATS", "endpoint_list", "millis"]
 
 T = TypeVar("T")
+
+#: What a direct attempt gives when its query must go to the front instead.
+FALLBACK: Any = object()
+#: Error codes a worker's direct endpoint answers that the front would answer alike (the request itself
+#: is wrong); any other error sends the read to the front.
+DIRECT_ERRORS_KEPT = frozenset({"invalid_request", "too_large", "invalid_json"})
 
 #: The daemon's default endpoints (PROTOCOL.md §1).
 DEFAULT_FRONT = "tcp://127.0.0.1:5555"
@@ -142,6 +149,8 @@ class ClientCore:
         hooks: Hooks | None,
         binary_arrays: BinaryArrays,
         backoff: float,
+        direct_reads: DirectReads = "auto",
+        direct_timeout: float | None = None,
     ) -> None:
         self.endpoints = endpoint_list(endpoints, "endpoints")
         self.stats_endpoints = endpoint_list(stats_endpoints, "stats_endpoints")
@@ -167,6 +176,21 @@ class ClientCore:
         self.stray_replies = 0
         #: Failovers so far (each closes the socket and moves to the next endpoint).
         self.failovers = 0
+        self._router = DirectRouter(direct_reads, direct_timeout if direct_timeout is not None else self.timeout / 2)
+        #: The sockets (or links) to workers' direct endpoints, by endpoint, made on first use.
+        self._direct: dict[str, Any] = {}
+
+    @property
+    def direct_reads(self) -> DirectReads:
+        """``"auto"`` (queries go to their key's owner when the front is a broker that names one) or
+        ``"off"`` (docs/PROTOCOL.md §11; :mod:`layoutd.direct`)."""
+        return self._router.mode
+
+    @property
+    def direct_stats(self) -> dict[str, int]:
+        """``{"direct": n, "fallback": m, "routes": r}``: queries answered by a worker's direct endpoint,
+        direct attempts that went to the front instead, and ``route`` requests sent (a copy)."""
+        return dict(self._router.stats)
 
     @property
     def endpoint(self) -> str:
@@ -178,16 +202,20 @@ class ClientCore:
     def _open(self, call: Call[T], timeout: float | None, slot: type[Slot[T]], owner: Any) -> Slot[T]:
         """A new request in flight (not sent yet): its id, its body (seen by the request hook) and frames,
         as a ``slot`` (the :class:`Slot` class to make it of) with ``owner``."""
+        request_id, frames = self._encode(call)
+        opened = slot(owner, call, request_id, frames, timeout or self.timeout)
+        self._pending[request_id] = opened
+        return opened
+
+    def _encode(self, call: Call[Any]) -> tuple[int, list[Any]]:
+        """A new id for ``call`` and its frames (the body seen by the request hook)."""
         request_id = next(self._ids)
         if self.hooks.request is not None:
             obj, body = encode_body(request_id, call.op, call.fields)
             self.hooks.request(obj)
         else:
             body = encode_request(request_id, call.op, call.fields)
-        opened = slot(owner, call, request_id, [b"", body, *call.attachments] if call.attachments else [b"", body],
-                      timeout or self.timeout)
-        self._pending[request_id] = opened
-        return opened
+        return request_id, [b"", body, *call.attachments] if call.attachments else [b"", body]
 
     def _sent(self, slot: Slot[Any], queued: bool = True) -> None:
         """``slot`` was just sent (``queued``) on the socket in use, or could not even be queued (its attempt
@@ -240,6 +268,8 @@ class ClientCore:
             self._complete(slot, error=error)
         else:
             self._standby_streak = 0
+            if self._router.mode == "auto":
+                self._router.note(slot.call, obj)
             self._complete(slot, value=value)
         return None
 
@@ -260,6 +290,8 @@ class ClientCore:
         self._drop_socket()
         self.failovers += 1
         self._index = (self._index + 1) % len(self.endpoints)
+        if len(self.endpoints) > 1:
+            self._router.front_changed()
         delay = 0.0
         if isinstance(cause, ReplyError):
             self._standby_streak += 1
@@ -303,6 +335,47 @@ class ClientCore:
                            else OutcomeUnknown(cause, op=slot.op, request_id=slot.id))
         self._drop_socket()
         self._drop_stats_socket()
+        for endpoint in list(self._direct):
+            self._drop_direct(endpoint)
+
+    # -- direct reads ----------------------------------------------------------------------------
+
+    def _direct_timeout(self, timeout: float | None) -> float:
+        """How long a direct attempt waits: the router's bound, and less than the request's own timeout."""
+        return min(self._router.timeout, (timeout or self.timeout) / 2)
+
+    def _drop_direct(self, endpoint: str) -> None:
+        """Closes the socket to a worker's direct endpoint (linger 0): a late answer must not meet the
+        next read, and the next read there connects again."""
+        link = self._direct.pop(endpoint, None)
+        if link is not None:
+            link.close(linger=0)
+
+    def _direct_reply(self, call: Call[T], obj: dict[str, Any], rest: list[Any]) -> Any:
+        """The typed result of a direct endpoint's answer to ``call``, or :data:`FALLBACK` when the query
+        must go to the front (``moved``, ``behind``, any error the front might answer otherwise, a reply
+        that cannot be decoded). Raises the errors the front would give alike (a wrong request)."""
+        router = self._router
+        if self.hooks.reply is not None:
+            self.hooks.reply(obj)
+        if router.falls_back(obj):
+            return FALLBACK
+        if obj.get("ok") is False:
+            error = obj.get("error")
+            if not isinstance(error, dict) or error.get("code") not in DIRECT_ERRORS_KEPT or rest:
+                router.stats["fallback"] += 1
+                return FALLBACK
+        try:
+            value = decode_reply(obj, rest, call, self.binary_arrays)
+        except ReplyError:
+            router.answered()
+            raise
+        except LayoutdError:  # undecodable: the front's answer will tell
+            router.stats["fallback"] += 1
+            return FALLBACK
+        router.answered()
+        router.note(call, obj)
+        return value
 
     # -- stats -----------------------------------------------------------------------------------
 
@@ -337,6 +410,13 @@ class ClientCore:
     @staticmethod
     def _metrics_text(raw: bytes) -> str:
         return raw.decode("utf-8", "replace")
+
+
+def route_timeout(cause: Timeout, call: Call[Any]) -> Timeout:
+    """The error of a query whose ``route`` lookup got no answer from the front on any attempt: the query
+    is not sent (the front would not answer it either), and fails as it would have there."""
+    return Timeout(f"no reply to the route table request this {call.op} needed first ({cause.message})",
+                   endpoints=cause.endpoints, op=call.op)
 
 
 def new_dealer(context: Any, endpoint: str, curve: CurveKeys | None, send_timeout: float | None = None) -> Any:

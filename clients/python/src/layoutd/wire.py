@@ -39,7 +39,7 @@ __all__ = [
 T = TypeVar("T")
 
 #: Ops that change nothing: the client may send them again after a timeout or a standby's answer.
-READ_ONLY_OPS = frozenset({"ping", "layout", "query", "list", "stats", "metrics"})
+READ_ONLY_OPS = frozenset({"ping", "layout", "query", "list", "route", "stats", "metrics"})
 #: Ops that change a kept layout: never sent twice unless they carry an ``ifVersion``.
 CHANGE_OPS = frozenset({"prepare", "bounds", "update", "diff", "drop"})
 #: Changes whose ``ifVersion`` the daemon checks (PROTOCOL.md §5, "Changes at most once"): all of them.
