@@ -38,6 +38,45 @@ struct ClusterSummaryTests {
         #expect(text.contains("broker answered: unavailable 1, busy 0; workers joined 2, died 1; epoch 1764000000001, advanced 1"), "\(text)")
     }
 
+    @Test func aBrokersStatsShowEachWorkersDirectReadsWhenOneHasThem() throws {
+        var stats = Self.brokerStats
+        var cluster = try #require(stats["cluster"] as? [String: Any])
+        var workers = try #require(cluster["workers"] as? [[String: Any]])
+        workers[1]["direct"] = [
+            "reads": 1200, "moved": 7, "movedBy": ["notKept": 1, "epoch": 4, "fenced": 0, "lease": 2, "namespace": 0],
+            "behind": 3, "readOnly": 1, "leaseExpiries": 2, "leaseRevocations": 1,
+        ]
+        cluster["workers"] = workers
+        stats["cluster"] = cluster
+        let lines = StatsSummary.lines(AnyJSONObject(stats))
+        let header = lines.first { $0.hasPrefix("worker ") }?.split(separator: " ").map(String.init) ?? []
+        #expect(header.suffix(6) == ["direct", "reads", "moved", "behind", "lease", "lapses"], "\(lines)")
+        let w0 = lines.first { $0.hasPrefix("w0") }?.split(separator: " ").map(String.init)
+        #expect(w0?.suffix(4) == ["1200", "7", "3", "2"], "\(lines)")
+        // A worker that counts none (no direct endpoint, or an older worker) shows dashes.
+        let w1 = lines.first { $0.hasPrefix("w1") }?.split(separator: " ").map(String.init)
+        #expect(w1?.suffix(4) == ["-", "-", "-", "-"], "\(lines)")
+        // Without any, the table is as before.
+        #expect(!StatsSummary.lines(AnyJSONObject(Self.brokerStats)).contains { $0.contains("direct reads") })
+    }
+
+    @Test func aWorkersOwnStatsShowItsBrokerAndDirectReads() {
+        var stats = Self.brokerStats
+        stats["cluster"] = [
+            "role": "worker", "id": "w0", "broker": "tcp://10.0.0.1:5560", "connected": true,
+            "direct": [
+                "endpoint": "tcp://10.0.0.5:5570", "reads": 1200, "moved": 7,
+                "movedBy": ["notKept": 1, "epoch": 4, "fenced": 0, "lease": 2, "namespace": 0],
+                "behind": 3, "readOnly": 1, "leaseHolds": true, "leaseExpiries": 2, "leaseRevocations": 1,
+            ] as [String: Any],
+        ] as [String: Any]
+        let text = StatsSummary.lines(AnyJSONObject(stats)).joined(separator: "\n")
+        #expect(text.contains("worker w0: broker tcp://10.0.0.1:5560, connected"), "\(text)")
+        #expect(text.contains("direct reads at tcp://10.0.0.5:5570: 1200 answered, 7 moved (epoch 4, lease 2, notKept 1), 3 behind, 1 read-only"), "\(text)")
+        #expect(text.contains("read lease: holds; lapsed 2, revoked 1"), "\(text)")
+        #expect(!text.contains("cluster:"), "a worker's stats have no cluster summary")
+    }
+
     @Test func aSingleDaemonsStatsHaveNoClusterLines() {
         var stats = Self.brokerStats
         stats["cluster"] = nil

@@ -63,7 +63,7 @@ extension BrokerCore {
     private func clusterObject(now: Nanos) -> [String: Any] {
         let connected = workers.filter(\.isConnected)
         let workerObjects: [[String: Any]] = workers.map { worker in
-            [
+            var object: [String: Any] = [
                 "id": worker.name, "number": worker.number, "address": worker.address,
                 "alive": worker.isConnected, "state": stateName(worker),
                 "lastHeartbeatAgeSeconds": (age(worker, now) * 1000).rounded() / 1000,
@@ -73,6 +73,9 @@ extension BrokerCore {
                 "restoresInFlight": worker.restoresInFlight,
                 "restoresQueued": worker.restoreQueue.count + worker.urgentRestores.count,
             ]
+            // A worker with a direct endpoint, as its last heartbeat counted (an older worker sends none).
+            if let direct = worker.load.direct { object["direct"] = direct.jsonObject }
+            return object
         }
         let c = counters
         return [

@@ -27,6 +27,13 @@ final class ClusterMetrics {
             series.set("layoutd_worker_queued", Double(worker.load.queued), label)
             series.set("layoutd_worker_layout_bytes", Double(worker.load.layoutBytes), label)
             series.advance("layoutd_worker_routed_total", label, to: worker.routed)
+            if let direct = worker.load.direct {
+                // Its direct endpoint's answers, as its last heartbeat counted them.
+                series.advance("layoutd_worker_direct_reads_total", label, to: direct.reads)
+                series.advance("layoutd_worker_direct_moved_total", label, to: direct.moved)
+                series.advance("layoutd_worker_direct_behind_total", label, to: direct.behind)
+                series.advance("layoutd_worker_direct_lease_expiries_total", label, to: direct.leaseExpiries)
+            }
         }
 
         let connected = core.workers.filter(\.isConnected)

@@ -106,6 +106,9 @@ public struct WorkerLoad: Sendable, Hashable {
     /// A worker with a direct endpoint numbers its heartbeats: the broker's next HEARTBEAT names the
     /// last it received (`LeaseGrant`), and the worker's read lease runs from when it sent that one.
     public var leaseSequence: UInt64?
+    /// A worker with a direct endpoint: how it answered direct reads and how its leases ended, since it
+    /// started (the broker's `cluster.workers[].direct`). Nil from a worker without one, or an older one.
+    public var direct: DirectReadTally?
 
     public init(threads: Int = 0, busy: Int = 0, queued: Int = 0, layouts: Int = 0, layoutBytes: Int = 0, itemsPrepared: Int = 0) {
         self.threads = threads
@@ -122,6 +125,8 @@ public struct WorkerLoad: Sendable, Hashable {
             "layoutBytes": layoutBytes, "itemsPrepared": itemsPrepared,
         ]
         if let leaseSequence { object["lease"] = leaseSequence }
+        // Optional, as `lease`: a broker that does not know it ignores it.
+        if let direct { object["direct"] = direct.jsonObject }
         return ControlJSON.encode(object)
     }
 
@@ -134,6 +139,7 @@ public struct WorkerLoad: Sendable, Hashable {
         layoutBytes = ControlJSON.int(object["layoutBytes"]) ?? 0
         itemsPrepared = ControlJSON.int(object["itemsPrepared"]) ?? 0
         leaseSequence = ControlJSON.int(object["lease"]).flatMap { $0 >= 0 ? UInt64($0) : nil }
+        direct = DirectReadTally(jsonObject: object["direct"])
     }
 }
 

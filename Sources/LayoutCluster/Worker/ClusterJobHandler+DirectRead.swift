@@ -10,7 +10,8 @@ import LayoutWire
 /// - its version is at least the client's `minVersion`;
 /// - its read lease holds (`ReadLease`), checked last, once the answer is made: a worker cut off from
 ///   its broker stops answering before the broker may give its keys to another worker.
-/// Otherwise the answer is `moved` or `behind`, and the client asks the broker.
+/// Otherwise the answer is `moved` or `behind`, and the client asks the broker. Each answer is counted
+/// (`DirectReadCounters`) for the worker's stats, heartbeats and metrics.
 extension ClusterJobHandler {
     func decodeDirect(_ body: RequestBody) -> DecodeOutcome<Job> {
         let scanned = body.withUnsafeBytes { bytes -> Result<(DirectReadFields, RequestRoute), WireError> in
@@ -41,6 +42,7 @@ extension ClusterJobHandler {
             }
         default:
             let message = "this is a worker's direct endpoint, which answers query, list of one layout and ping only; send \(route.operation.map { "`\($0.rawValue)`" } ?? "this request") to the broker"
+            directCounters?.record(.readOnly)
             return .reply(DirectReadReplies.refusal(body, WireError(.readOnly, message, path: "op"), op: op))
         }
         switch handler.decode(body) {
@@ -60,16 +62,20 @@ extension ClusterJobHandler {
             return DirectReadReplies.failure(id: id, WireError(.internal, "a direct read without its layout or epoch"), op: op)
         }
         if case .query(let query) = request.request.operation, let namespace = query.namespace, namespace != request.caller.namespace {
+            directCounters?.record(.moved(.namespace))
             return DirectReadReplies.moved(id: id, "another namespace is read through the broker", copy: nil, op: op)
         }
         let key = LayoutKey(namespace: request.caller.namespace, name: layout)
         guard let copy = store.summary(forKey: key) else {
+            directCounters?.record(.moved(.notKept))
             return DirectReadReplies.moved(id: id, "this worker keeps no layout under \"\(layout)\"; ask the broker", copy: nil, op: op)
         }
         guard copy.epoch == epoch else {
+            directCounters?.record(.moved(.epoch))
             return DirectReadReplies.moved(id: id, "this worker's copy of \"\(layout)\" is of epoch \(copy.epoch), not \(epoch); refresh the route table and ask its owner or the broker", copy: copy, op: op)
         }
         if let minVersion = fields.minVersion, copy.version < minVersion {
+            directCounters?.record(.behind)
             return DirectReadReplies.behind(id: id, "this worker's copy of \"\(layout)\" is at version \(copy.version), before minVersion \(minVersion); ask the broker", copy: copy, op: op)
         }
         let reply: JobReply
@@ -80,11 +86,15 @@ extension ClusterJobHandler {
         // Last: the answer is made from a copy read before this instant, so the lease must hold now, and
         // the key must not be moving away (FENCE).
         if let fences, fences.isFenced(key) {
+            directCounters?.record(.moved(.fenced))
             return DirectReadReplies.moved(id: id, "\"\(layout)\" is moving to another worker; ask the broker", copy: nil, op: op)
         }
         guard let lease, lease.holds(at: DispatchTime.now().uptimeNanoseconds) else {
+            directCounters?.record(.moved(.lease))
             return DirectReadReplies.moved(id: id, "this worker has not heard from its broker within its read lease; ask the broker", copy: nil, op: op)
         }
+        // A query that failed on its own terms (its errors count it) was not a read answered.
+        if reply.errorCode == nil { directCounters?.record(.answered) }
         return reply
     }
 }

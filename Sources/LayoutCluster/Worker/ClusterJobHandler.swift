@@ -30,6 +30,8 @@ struct ClusterJobHandler: JobHandler {
     var lease: ReadLease?
     /// Keys moving away, whose direct reads are answered `moved`; nil without a direct endpoint.
     var fences: DirectReadFences?
+    /// How the direct endpoint answered; nil without one.
+    var directCounters: DirectReadCounters?
 
     func decode(_ body: RequestBody) -> DecodeOutcome<Job> {
         switch brokerJobs.take(for: body) {

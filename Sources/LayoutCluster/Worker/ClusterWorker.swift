@@ -73,10 +73,11 @@ public struct ClusterWorker: Service {
         // With CURVE, the direct endpoint admits the broker's clients under the broker's key (its ZAP
         // handler starts before any socket of the context binds).
         let directAccess = cluster.directEndpoint == nil ? nil : try ClusterCurve.startDirectAccess(configuration: configuration, context: context, stats: stats, logger: logger)
-        let direct = cluster.directEndpoint.map { _ in (reads: JobDesk<DirectRead>(), lease: ReadLease(), fences: DirectReadFences(), access: directAccess) }
+        let direct = cluster.directEndpoint.map { _ in (reads: JobDesk<DirectRead>(), lease: ReadLease(), fences: DirectReadFences(), counters: DirectReadCounters(), access: directAccess) }
         jobs.directReads = direct?.reads
         jobs.lease = direct?.lease
         jobs.fences = direct?.fences
+        jobs.directCounters = direct?.counters
         let pool = WorkerPool(workers: configuration.resolvedWorkers, queueCapacity: configuration.queueCapacity, handler: jobs, stats: stats) { reply in
             mailbox.post(.reply(reply))
         }
@@ -112,7 +113,8 @@ public struct ClusterWorker: Service {
         // A worker's front is its direct endpoint, as clients reach it ("" without one).
         running.setEndpoints(front: endpoints.direct ?? "", events: "", stats: endpoints.stats ?? "", back: cluster.joinEndpoint ?? "", eventsIn: cluster.joinEventsEndpoints.joined(separator: ","))
         // The same exposition as the worker's stats socket's `metrics`.
-        let metrics = WorkerMetrics(stats: stats, pool: pool, store: store, membership: membership)
+        var metrics = WorkerMetrics(stats: stats, pool: pool, store: store, membership: membership)
+        metrics.direct = direct.map { (lease: $0.lease, counters: $0.counters) }
         try running.serveOperations(
             at: cluster.workerHTTPAddress,
             routes: OperationsRoutes(health: health, metrics: metrics.exposition, readiness: { membership.notJoinedReason })

@@ -1,29 +1,74 @@
+import Dispatch
 import Synchronization
 
 /// Whether a worker may answer direct reads now: until the end of the last lease its broker granted
 /// (`LeaseGrant`), on this process's monotonic clock (`DispatchTime` nanoseconds). Written by the
 /// worker's I/O thread, read by the pool's threads as each direct read runs.
+///
+/// It also counts how leases ended (`transitions()`): a lapse, when no grant came in time, and a
+/// revocation, when the connection ended while one held. A lapse happens on its own as time passes, with
+/// nobody writing, so it is noticed the next time the lease is looked at off the read path: a grant, a
+/// revocation, each heartbeat the worker sends (`noteTime(_:)`), and a report of the counts.
 final class ReadLease: Sendable {
-    /// When the lease ends; 0: none holds.
+    /// When the lease ends; 0: none holds. The one thing a direct read looks at: an atomic, no lock.
     private let endsAt = Atomic<UInt64>(0)
+
+    /// How leases ended, and whether one held when last looked at (to count each lapse once).
+    private struct Transitions {
+        var held = false
+        var expiries = 0
+        var revocations = 0
+    }
+
+    /// Taken only off the read path (grants, revocations, heartbeats and reports), never by `holds(at:)`.
+    private let transitionState = Mutex(Transitions())
 
     init() {}
 
-    /// The broker granted a lease that ends at `end` (never earlier than one granted before it on the
-    /// same connection: each counts from a later heartbeat).
-    func extend(until end: UInt64) {
-        endsAt.store(end, ordering: .releasing)
+    /// The broker granted, at `now`, a lease that ends at `end` (never earlier than one granted before it
+    /// on the same connection: each counts from a later heartbeat).
+    func extend(until end: UInt64, at now: UInt64) {
+        transitionState.withLock { state in
+            noteLapse(in: &state, at: now)
+            endsAt.store(end, ordering: .releasing)
+            // A grant that arrives already spent (held up on the way) does not make the lease hold.
+            state.held = now < end
+        }
     }
 
-    /// The connection to the broker ended (or the worker leaves): no direct read is answered until a
-    /// broker grants a lease again, since the one that granted this may be moving the keys already.
-    func revoke() {
-        endsAt.store(0, ordering: .releasing)
+    /// The connection to the broker ended at `now` (or the worker leaves): no direct read is answered
+    /// until a broker grants a lease again, since the one that granted this may be moving the keys already.
+    func revoke(at now: UInt64) {
+        transitionState.withLock { state in
+            noteLapse(in: &state, at: now)
+            if state.held { state.revocations += 1 }
+            state.held = false
+            endsAt.store(0, ordering: .releasing)
+        }
+    }
+
+    /// Counts a lapse that happened by `now`, if the lease held when last looked at and no longer does.
+    func noteTime(_ now: UInt64) {
+        transitionState.withLock { noteLapse(in: &$0, at: now) }
+    }
+
+    /// Leases that lapsed (`expiries`) and leases dropped while they held (`revocations`), so far.
+    func transitions(at now: UInt64 = DispatchTime.now().uptimeNanoseconds) -> (expiries: Int, revocations: Int) {
+        transitionState.withLock { state in
+            noteLapse(in: &state, at: now)
+            return (state.expiries, state.revocations)
+        }
     }
 
     /// Whether the lease holds at `now`.
     func holds(at now: UInt64) -> Bool {
         now < endsAt.load(ordering: .acquiring)
+    }
+
+    private func noteLapse(in state: inout Transitions, at now: UInt64) {
+        guard state.held, now >= endsAt.load(ordering: .acquiring) else { return }
+        state.held = false
+        state.expiries += 1
     }
 }
 

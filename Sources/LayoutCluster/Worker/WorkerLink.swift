@@ -25,6 +25,8 @@ final class WorkerLink {
     private let lease: ReadLease?
     /// Keys moving away (FENCE): their direct reads are answered `moved`. Nil without a direct endpoint.
     private let fences: DirectReadFences?
+    /// How the direct endpoint answered, for stats and heartbeats. Nil without a direct endpoint.
+    private let directCounters: DirectReadCounters?
     /// This connection's heartbeats, so that a grant counts from when the one it names was sent.
     private var heartbeats = HeartbeatLedger()
     private var directPending = false
@@ -80,7 +82,7 @@ final class WorkerLink {
         context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, mailbox: Mailbox<IOMessage>,
         pool: WorkerPool<ClusterJobHandler>, store: LayoutStore, stats: ServerStats, brokerJobs: BrokerJobDesk,
         curve: (keys: CurveKeyPair, broker: CurveKey)?, membership: WorkerMembership, health: DaemonHealth,
-        direct: (reads: JobDesk<DirectRead>, lease: ReadLease, fences: DirectReadFences, access: AccessControl?)? = nil, logger: Logger
+        direct: (reads: JobDesk<DirectRead>, lease: ReadLease, fences: DirectReadFences, counters: DirectReadCounters, access: AccessControl?)? = nil, logger: Logger
     ) throws {
         self.curve = curve
         self.membership = membership
@@ -122,11 +124,13 @@ final class WorkerLink {
             directEndpoint = cluster.directAdvertiseEndpoint ?? AdvertisedEndpoint.forBound(front.boundEndpoint)
             lease = direct.lease
             fences = direct.fences
+            directCounters = direct.counters
         } else {
             directFront = nil
             directEndpoint = nil
             lease = nil
             fences = nil
+            directCounters = nil
         }
     }
 
@@ -150,7 +154,7 @@ final class WorkerLink {
                 draining = now()
                 logger.info("worker shutting down: telling the broker, answering admitted requests")
                 // Leaving: the broker moves this worker's keys at once, so its reads end here.
-                lease?.revoke()
+                lease?.revoke(at: now())
                 sendToBroker([WorkerCommand.disconnect.frame])
             }
             if statsPending { statsPending = answerStats() }
@@ -296,7 +300,7 @@ final class WorkerLink {
         if !sameBroker { joinIndex += 1 }
         membership.noteLeft()
         // The broker may be moving this worker's keys already: no direct read until one grants again.
-        lease?.revoke()
+        lease?.revoke(at: now())
         heartbeats.forgetConnection()
         try? dealer?.stopMonitoring()
         dealerMonitor?.close()
@@ -323,7 +327,13 @@ final class WorkerLink {
         let kept = store.usage
         let snapshot = stats.snapshot(pool: usage, store: kept)
         var load = WorkerLoad(threads: usage.threads, busy: usage.busy, queued: usage.queued, layouts: kept.count, layoutBytes: kept.bytes, itemsPrepared: snapshot.itemsPrepared)
-        if lease != nil { load.leaseSequence = heartbeats.noteSent(at: now()) }
+        if let lease {
+            let time = now()
+            load.leaseSequence = heartbeats.noteSent(at: time)
+            // A lapse is noticed here at the latest: a heartbeat goes every interval while connected.
+            lease.noteTime(time)
+            load.direct = directCounters?.tally(lease: lease)
+        }
         sendToBroker([WorkerCommand.heartbeat.frame, load.frame])
     }
 
@@ -436,7 +446,7 @@ final class WorkerLink {
                 // To a worker with a direct endpoint: the epoch, then a read lease (`LeaseGrant`).
                 brokerEpoch = frame.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
                 if let lease, let grant = LeaseGrant(frame: last.bytes), let sent = heartbeats.takeSendingTime(of: grant.sequence) {
-                    lease.extend(until: sent + UInt64(grant.milliseconds) * 1_000_000)
+                    lease.extend(until: sent + UInt64(grant.milliseconds) * 1_000_000, at: now())
                 }
             }
         case .disconnect:
@@ -546,10 +556,19 @@ final class WorkerLink {
             switch StatsRequestKind(body: body) {
             case .stats:
                 var object = stats.snapshot(pool: pool.usage, store: store.usage).jsonObject
-                object["cluster"] = ["role": "worker", "id": workerID, "broker": currentBroker, "connected": dealer != nil]
+                var cluster: [String: Any] = ["role": "worker", "id": workerID, "broker": currentBroker, "connected": dealer != nil]
+                if let lease, let directCounters, let directEndpoint {
+                    var direct = directCounters.tally(lease: lease).jsonObject
+                    direct["endpoint"] = directEndpoint
+                    direct["leaseHolds"] = lease.holds(at: now())
+                    cluster["direct"] = direct
+                }
+                object["cluster"] = cluster
                 answer = StatsSnapshot.serialize(object)
             case .metrics:
-                answer = WorkerMetrics(stats: stats, pool: pool, store: store, membership: membership).exposition()
+                var metrics = WorkerMetrics(stats: stats, pool: pool, store: store, membership: membership)
+                if let lease, let directCounters { metrics.direct = (lease, directCounters) }
+                answer = metrics.exposition()
             }
             _ = try? statsSocket.send(multipart: Array(frames.dropLast()) + [answer], flags: .dontWait)
         }

@@ -19,6 +19,9 @@ enum StatsSummary {
             // A broker's own members are the cluster's sums (up to a heartbeat old); the cluster itself
             // is what an operator of one looks for.
             lines += ClusterSummary.lines(cluster)
+        } else if let cluster = stats.object("cluster"), cluster.string("role") == "worker" {
+            // A worker's own stats socket: its pool and store above, then its broker and direct reads.
+            lines += ClusterSummary.workerLines(cluster)
         }
         if let latency = stats.object("latencyMicros"), !latency.isEmpty {
             var table = TextTable([("latency µs", .left), ("p50", .right), ("p90", .right), ("p99", .right), ("max", .right)])

@@ -12,6 +12,8 @@ final class DirectReadCluster {
     let context: Context
     /// Each worker's direct endpoint, by name.
     private(set) var directEndpoints: [String: String] = [:]
+    /// Each worker's own stats socket, by name.
+    private(set) var workerStatsEndpoints: [String: String] = [:]
 
     init(workers names: [String]) throws {
         var configuration = ServerConfiguration()
@@ -26,8 +28,12 @@ final class DirectReadCluster {
 
     /// One more worker with a direct endpoint; returns once the broker counts it.
     func addWorker(named name: String) throws {
-        let node = try cluster.addWorker(named: name) { $0.directEndpoint = "tcp://127.0.0.1:*" }
+        let node = try cluster.addWorker(named: name) {
+            $0.directEndpoint = "tcp://127.0.0.1:*"
+            $0.workerStatsEndpoint = "tcp://127.0.0.1:*"
+        }
         directEndpoints[name] = node.frontEndpoint
+        workerStatsEndpoints[name] = node.statsEndpoint
     }
 
     deinit {
@@ -60,6 +66,16 @@ final class DirectReadCluster {
             Thread.sleep(forTimeInterval: 0.02)
             reply = try call(body, on: socket)
         }
+        return reply
+    }
+
+    /// `stats` (or `metrics`) from `endpoint`'s stats socket, the broker's by default, as text.
+    func ask(_ request: String = "stats", statsOf endpoint: String? = nil) throws -> [UInt8] {
+        let socket = try Socket(.req, in: context)
+        try socket.set(.receiveTimeout, 5_000)
+        try socket.connect(endpoint ?? cluster.broker.statsEndpoint)
+        _ = try socket.send(request)
+        guard let reply = try socket.receiveBytes() else { throw TestFailure("no \(request) answer from \(endpoint ?? "the broker")") }
         return reply
     }
 

@@ -84,6 +84,7 @@ BLOCKS = {
     ("## 8. The stats socket", 1): ("stats", '{"uptimeSeconds":3605.2'),
     ("## 8. The stats socket", 2): ("stats-journal", '"journal":{"url":"sqlite:data/layoutd.db"'),
     ("## 8. The stats socket", 3): ("stats-cluster", '"cluster":{"role":"broker"'),
+    ("## 8. The stats socket", 4): ("stats-cluster", '"cluster":{"role":"worker"'),
     ("### `route`: the route table (a broker only)", 1): ("requests", '{"v":1,"id":1,"op":"route"}'),
     ("### `route`: the route table (a broker only)", 2): ("result", '{"version":7,"epoch":1764000000003'),
     ("### The direct endpoint", 1): ("replies", '{"v":1,"id":7,"ok":false,"error":{"code":"moved"'),

@@ -207,6 +207,13 @@ def test_stats_rejections():
         "restoring": 0, "restored": 1, "restoredItems": 10, "restoreMicros": 800, "lost": 0, "evictions": 0}}
     validate("stats", with_journal)
     validate("stats", changed(changed(with_journal, ["journal", "writable"], False), ["journal", "lastError"], "disk full"))
+    # A worker's own stats with a direct endpoint add `cluster.direct` (PROTOCOL.md §8 and §11).
+    counts = {"reads": 12, "moved": 3, "movedBy": {"notKept": 1, "epoch": 1, "fenced": 0, "lease": 1, "namespace": 0},
+              "behind": 1, "readOnly": 2, "leaseExpiries": 1, "leaseRevocations": 0}
+    worker = {**stats, "cluster": {"role": "worker", "id": "w0", "broker": "tcp://127.0.0.1:5560", "connected": True,
+                                   "direct": {"endpoint": "tcp://127.0.0.1:5570", "leaseHolds": True, **counts}}}
+    validate("stats", worker)
+    validate("stats", changed(worker, ["cluster", "direct"], DELETE))  # a worker without a direct endpoint
     for bad, path in [
         (changed(stats, ["requests", "render"], 1), "$.requests"),
         (changed(stats, ["errors", "oops"], 1), "$.errors"),
@@ -222,6 +229,10 @@ def test_stats_rejections():
         (changed(with_journal, ["journal", "commitMicros", "p95"], 1), "$.journal.commitMicros"),
         (changed(with_journal, ["journal", "evictions"], DELETE), "$.journal"),
         (changed(with_journal, ["journal", "size"], 1), "$.journal"),
+        (changed(worker, ["cluster", "direct", "leaseHolds"], DELETE), "$.cluster"),
+        (changed(worker, ["cluster", "direct", "queries"], 1), "$.cluster"),
+        (changed(worker, ["cluster", "direct", "movedBy", "someday"], 1), "$.cluster"),
+        (changed(worker, ["cluster", "direct", "behind"], -1), "$.cluster"),
     ]:
         with pytest.raises(ValueError) as raised:
             validate("stats", bad)

@@ -555,14 +555,16 @@ def test_cluster_ops_stats_and_lost(cluster):
 
 def test_direct_reads_route_and_their_errors(tmp_path):
     """PROTOCOL.md §11 over real sockets: the route table, the `route` event, and a worker's direct
-    endpoint answering a query, `moved` (wrong epoch), `behind` (minVersion ahead) and `read_only`."""
-    front, events, stats, http, back, events_in, direct = free_ports(7)
+    endpoint answering a query, `moved` (wrong epoch), `behind` (minVersion ahead) and `read_only`; and the
+    counts of those answers in the worker's own stats and, from its heartbeats, in the broker's."""
+    front, events, stats, http, back, events_in, direct, own_stats = free_ports(8)
     broker = Process(["--role", "broker", "--front", f"tcp://127.0.0.1:{front}", "--events", f"tcp://127.0.0.1:{events}",
                       "--stats", f"tcp://127.0.0.1:{stats}", "--http", f"127.0.0.1:{http}",
                       "--back", f"tcp://127.0.0.1:{back}", "--events-in", f"tcp://127.0.0.1:{events_in}"], tmp_path, "broker")
     context = zmq.Context()
     client, reader = Front(context, f"tcp://127.0.0.1:{front}"), Front(context, f"tcp://127.0.0.1:{direct}")
     broker_stats = Stats(context, f"tcp://127.0.0.1:{stats}")
+    worker_stats = Stats(context, f"tcp://127.0.0.1:{own_stats}")
     worker = None
     watcher = None
     try:
@@ -570,7 +572,8 @@ def test_direct_reads_route_and_their_errors(tmp_path):
         watcher = Events(context, f"tcp://127.0.0.1:{events}", broker_stats)
         worker = Process(["--role", "worker", "--join", f"tcp://127.0.0.1:{back}", "--join-events",
                           f"tcp://127.0.0.1:{events_in}", "--worker-id", "w1", "--workers", "1",
-                          "--direct", f"tcp://127.0.0.1:{direct}"], tmp_path, "w1")
+                          "--direct", f"tcp://127.0.0.1:{direct}", "--worker-stats", f"tcp://127.0.0.1:{own_stats}"],
+                         tmp_path, "w1")
 
         def table_with_worker():
             reply, _ = client.call({"id": 1, "op": "route"})
@@ -604,8 +607,23 @@ def test_direct_reads_route_and_their_errors(tmp_path):
         assert reply["error"]["code"] == "read_only" and reply["error"]["path"] == "op", reply
         reply, _ = reader.call({"id": 8, "op": "list", "layout": "k", "epoch": key["epoch"]})
         assert [entry["layout"] for entry in reply["result"]["layouts"]] == ["k"], reply
+
+        # Every answer counted, in the worker's own stats (validated against the schema as they are read)...
+        own = worker_stats.stats()["cluster"]["direct"]
+        assert own["endpoint"] == f"tcp://127.0.0.1:{direct}" and own["reads"] >= 2, own
+        assert own["movedBy"]["epoch"] == 1 and own["behind"] == 1 and own["readOnly"] == 1, own
+        assert own["moved"] == sum(own["movedBy"].values()), own
+
+        # ...and in the broker's, once a heartbeat has carried them.
+        def carried():
+            workers = broker_stats.stats()["cluster"]["workers"]
+            shown = next((w.get("direct") for w in workers if w["id"] == "w1"), None)
+            return shown if shown and shown["readOnly"] == 1 else None
+
+        shown = wait_until(carried, 30, "the worker's direct reads in the broker's stats")
+        assert shown["behind"] == 1 and shown["movedBy"]["epoch"] == 1 and "endpoint" not in shown, shown
     finally:
-        for socket in (client, reader, broker_stats, watcher):
+        for socket in (client, reader, broker_stats, worker_stats, watcher):
             if socket is not None:
                 socket.close()
         context.destroy(linger=0)
