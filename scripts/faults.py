@@ -83,7 +83,7 @@ def main():
                 print(json.dumps({"selfCheck": True, "caught": v["invariant"], "key": v["key"],
                                   "message": v["message"]}))
             print(json.dumps({"selfCheck": True, "ok": not failures, "failures": failures,
-                              "lost": result.lost, "rolledBack": result.rolled_back}))
+                              "lost": result.lost, "rolledBack": result.rolled_back, "stale": result.stale}))
             return 0 if not failures else 1
         if args.only:
             names = [n.strip() for n in args.only.split(",") if n.strip()]
