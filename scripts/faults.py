@@ -101,7 +101,7 @@ def main():
         print(f"faults: mode {'netns (a partition is a link down)' if net else 'loopback (a partition is SIGSTOP)'}",
               file=sys.stderr)
         runner = Runner(args, client_ctx, binary, reference, root, net)
-        passed = lost = rolled = 0
+        passed = lost = rolled = stale = 0
         for name in names:
             started = time.monotonic()
             try:
@@ -116,10 +116,11 @@ def main():
             passed += line["ok"]
             lost += counts["lost"]
             rolled += counts["rolledBack"]
+            stale += counts["stale"]
             if not line["ok"] and status == 0:
                 status = 1
         print(json.dumps({"summary": True, "scenarios": len(names), "passed": passed, "lost": lost,
-                          "rolledBack": rolled}), flush=True)
+                          "rolledBack": rolled, "stale": stale}), flush=True)
         return status
     except HarnessError as e:
         print(f"faults: harness error: {e}", file=sys.stderr)
