@@ -397,10 +397,16 @@ def _lease_fault(s, cut, heal, paused):
         if not paused:
             heal(victim)
         s.must(s.cluster.wait_alive(s.expected), f"{victim} joined again after the heal")
-        w = [x for x in ((s.cluster.stats() or {}).get("cluster", {}).get("workers") or [])
-             if x.get("id") == victim and x.get("alive")]
-        s.extra.setdefault("victims", []).append({"worker": victim, "keys": len(owned),
-                                                  "direct": (w[0].get("direct") if w else None)})
+
+        def victim_direct():
+            """The victim's direct counts in the broker's stats once a heartbeat counted the probe's moved."""
+            for x in (s.cluster.stats() or {}).get("cluster", {}).get("workers") or []:
+                if x.get("id") == victim and x.get("alive") and x.get("direct") is not None:
+                    return x["direct"]
+            return None
+        moved = sum(1 for r in recs if r.outcome == "moved")
+        wait_for(lambda: (victim_direct() or {}).get("moved", 0) >= moved, 5)   # figures only: no verdict
+        s.extra.setdefault("victims", []).append({"worker": victim, "keys": len(owned), "direct": victim_direct()})
     s.extra["probe"] = dict(probes)
     s.requests(s.scale.after)
 
