@@ -3,7 +3,10 @@
 free loopback ports, a mixed workload from an independent pyzmq client recording a history, faults
 (kill -9, SIGSTOP past liveness, SIGTERM, a broker restart, a join, compound cases), and a checker of
 issue 14's invariants over the history (scripts/faults_lib/checker.py), with each key's acknowledged
-changes replayed through a reference daemon (`--journal none`).
+changes replayed through a reference daemon (`--journal none`). The direct-* scenarios (issue 25) give the
+workers direct endpoints and add clients reading straight from each key's owner (PROTOCOL.md section 11):
+no read may be stale, and a worker paused or cut off from its broker must stop answering once its read
+lease has lapsed.
 
 Prints one JSON line per scenario, then a summary line. Exit status: 0 all passed, 1 a violation,
 2 a harness error. Run it through scripts/faults, which builds layoutd first:
@@ -11,12 +14,14 @@ Prints one JSON line per scenario, then a summary line. Exit status: 0 all passe
   scripts/faults                       # every scenario, full size
   scripts/faults --small               # the quick scenarios, scaled down (CI: under 3 minutes)
   scripts/faults --only worker-kill,compound-a --seed 7
-  scripts/faults --self-check          # the checker must catch a fabricated rollback and lost change
+  scripts/faults --self-check          # the checker must catch a fabricated rollback, lost change, stale read
 
 Partitions: as root where `ip netns add` works, every process runs in a network namespace of its own, joined
 to a bridge in a hub namespace the suite makes and removes, and a partition is a link taken down (netns
 mode; scripts/faults_lib/netns.py). Elsewhere, or with --loopback, everything is on loopback and a
-partition is SIGSTOP/SIGCONT of the process cut off. Pauses are SIGSTOP in both modes. Logs of a failed
+partition is SIGSTOP/SIGCONT of the process cut off. Pauses are SIGSTOP in both modes. direct-partition
+cuts a worker off from its broker only (clients still reach its direct endpoint): blackhole routes between
+the two namespaces, or on loopback the TCP relays the worker joins through stop forwarding. Logs of a failed
 scenario are kept and their directory printed on stderr.
 """
 import argparse
@@ -83,7 +88,7 @@ def main():
                 print(json.dumps({"selfCheck": True, "caught": v["invariant"], "key": v["key"],
                                   "message": v["message"]}))
             print(json.dumps({"selfCheck": True, "ok": not failures, "failures": failures,
-                              "lost": result.lost, "rolledBack": result.rolled_back}))
+                              "lost": result.lost, "rolledBack": result.rolled_back, "stale": result.stale}))
             return 0 if not failures else 1
         if args.only:
             names = [n.strip() for n in args.only.split(",") if n.strip()]
@@ -101,7 +106,7 @@ def main():
         print(f"faults: mode {'netns (a partition is a link down)' if net else 'loopback (a partition is SIGSTOP)'}",
               file=sys.stderr)
         runner = Runner(args, client_ctx, binary, reference, root, net)
-        passed = lost = rolled = 0
+        passed = lost = rolled = stale = 0
         for name in names:
             started = time.monotonic()
             try:
@@ -116,10 +121,11 @@ def main():
             passed += line["ok"]
             lost += counts["lost"]
             rolled += counts["rolledBack"]
+            stale += counts["stale"]
             if not line["ok"] and status == 0:
                 status = 1
         print(json.dumps({"summary": True, "scenarios": len(names), "passed": passed, "lost": lost,
-                          "rolledBack": rolled}), flush=True)
+                          "rolledBack": rolled, "stale": stale}), flush=True)
         return status
     except HarnessError as e:
         print(f"faults: harness error: {e}", file=sys.stderr)

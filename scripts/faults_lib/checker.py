@@ -5,7 +5,12 @@
    (final one included) equals the replay, through a reference daemon, of the key's acknowledged changes in
    version order, each change answered `unavailable` or timed out taken as applied or not, consistently;
 3. a version never names two states: two reads of one rect at one version have the same digest;
-4. `unknown_layout` only after a `drop` the client sent, or an `invalidated` event (lost, evicted) for it.
+4. `unknown_layout` only after a `drop` the client sent, or an `invalidated` event (lost, evicted) for it;
+5. no stale read (issue 25's direct reads): a read answered ok, directly by a worker or through the broker,
+   never answers a version older than a change acknowledged (to any client) before the read was sent, nor
+   older than a version that client read before it sent it; and its frames are the reference's at that
+   version (a direct read is the one replayed for its version and rect, every other read of them must match
+   it: invariants 2 and 3, reported under 5 as well when a direct read is involved).
 """
 import json
 import sys
@@ -26,6 +31,7 @@ class Result:
         self.violations = []
         self.lost = 0
         self.rolled_back = 0
+        self.stale = 0           # reads older than an acknowledged change or the client's own earlier read
         self.applied = 0         # indeterminate changes the history shows were applied
         self.not_applied = 0
 
@@ -58,6 +64,7 @@ class Checker:
             self._monotonic(key, recs, result)
             self._one_state_per_version(key, recs, result)
             self._unknown_only_after_loss(key, recs, events_by_key[key], result)
+            self._no_stale_read(key, recs, result)
             self._no_lost_change(key, recs, events_by_key[key], result)
         return result
 
@@ -77,6 +84,35 @@ class Checker:
                 result.add("1-monotonic", key, f"{r.op} sent after a reply at version {best.version} answered "
                            f"version {r.version}", [best, r])
 
+    # 5
+    @staticmethod
+    def _no_stale_read(key, recs, result):
+        acked = sorted((r for r in recs if r.is_change and r.outcome == "ok" and r.version is not None),
+                       key=lambda r: r.received)
+        reads = [r for r in recs if r.op == "query" and r.outcome == "ok" and r.version is not None]
+        done = sorted(reads, key=lambda r: r.received)
+        i = j = 0
+        best, own = None, {}
+        for r in sorted(reads, key=lambda r: r.sent):
+            while i < len(acked) and acked[i].received < r.sent:
+                if best is None or acked[i].version > best.version:
+                    best = acked[i]
+                i += 1
+            while j < len(done) and done[j].received < r.sent:
+                d = done[j]
+                if d.client not in own or d.version > own[d.client].version:
+                    own[d.client] = d
+                j += 1
+            how = "directly" if r.direct else "through the broker"
+            if best is not None and r.version < best.version:
+                result.stale += 1
+                result.add("5-no-stale-read", key, f"a read answered {how} at version {r.version}, sent after "
+                           f"{best.client}'s {best.op} was acknowledged at version {best.version}", [best, r])
+            elif r.client in own and r.version < own[r.client].version:
+                result.stale += 1
+                result.add("5-no-stale-read", key, f"a read answered {how} at version {r.version}, sent after "
+                           f"the same client read version {own[r.client].version}", [own[r.client], r])
+
     # 3
     @staticmethod
     def _one_state_per_version(key, recs, result):
@@ -88,6 +124,10 @@ class Checker:
             if at in seen and seen[at].digest != r.digest:
                 result.add("3-one-state-per-version", key, f"two reads at version {r.version} of the same rect "
                            f"returned different frames", [seen[at], r])
+                if r.direct or seen[at].direct:
+                    result.stale += 1
+                    result.add("5-no-stale-read", key, f"a direct read at version {r.version} returned frames "
+                               f"another read of that version and rect did not", [seen[at], r])
             seen.setdefault(at, r)
 
     # 4
@@ -187,7 +227,8 @@ class Checker:
         for r in recs:
             if r.op == "query" and r.outcome == "ok" and r.version is not None:
                 rect = json.dumps(r.body.get("rect"), sort_keys=True)
-                observed[r.version].setdefault(rect, r)
+                if rect not in observed[r.version] or (r.direct and not observed[r.version][rect].direct):
+                    observed[r.version][rect] = r     # a direct read, if any, is the one replayed
                 first_read.setdefault((r.version, rect), r)
         explained = set()
         for v in sorted(observed, reverse=True):
@@ -226,6 +267,10 @@ class Checker:
                        f"acknowledged changes from the prepare at version {start}: {message}",
                        ([seen_rec] if seen_rec else []) + acked_in[-6:],
                        chain=[f"v{start + i}:{op.op}:{op.outcome}" for i, op in enumerate(chain)][-20:])
+            if seen_rec is not None and seen_rec.direct:
+                result.stale += 1
+                result.add("5-no-stale-read", key, f"a direct read at version {at} is not the reference's state "
+                           f"at that version: {message}", [seen_rec])
 
         # The final read against the last acknowledged change.
         finals = [r for r in recs if r.phase == "final" and r.op == "query"]
@@ -302,9 +347,10 @@ def self_check(reference):
     clock = iter(range(1, 100000))
     records = []
 
-    def rec(key, op, body, outcome="ok", version=None, digest=None, phase="load", base=None, invalidated=None):
-        r = Record(client="fab", key=key, op=op, body=dict(body, layout=key), sent=next(clock), base=base,
-                   phase=phase)
+    def rec(key, op, body, outcome="ok", version=None, digest=None, phase="load", base=None, invalidated=None,
+            client="fab", direct=False):
+        r = Record(client=client, key=key, op=op, body=dict(body, layout=key), sent=next(clock), base=base,
+                   phase=phase, direct=direct, endpoint="tcp://fabricated:1" if direct else None)
         r.received = next(clock)
         r.outcome, r.version, r.digest, r.invalidated = outcome, version, digest, invalidated
         records.append(r)
@@ -321,7 +367,7 @@ def self_check(reference):
         return digest_of(q["result"]["attributes"])
 
     query = {"op": "query", "format": "columns", "rect": FULL_RECT}
-    for key in ("rolled", "silent", "clean"):
+    for key in ("rolled", "silent", "clean", "staled", "forged", "ownback"):
         ks = KeyState(key, rng, kind="waterfall", items=30)
         ks.version = 0
         p, _ = ks.gen_prepare()
@@ -339,11 +385,28 @@ def self_check(reference):
             rec(key, "query", query, version=2, digest=d2, phase="final")
         elif key == "silent":   # the version stays, the frames lose the change at 3
             rec(key, "query", query, version=3, digest=d2, phase="final")
+        elif key == "staled":   # a worker answers a direct read from its copy at 2, after 3 was acknowledged
+            rec(key, "query", dict(query, epoch=5, minVersion=1), version=2, digest=d2, client="reader",
+                direct=True)
+            rec(key, "query", query, version=3, digest=d3, phase="final")
+        elif key == "forged":   # a direct read names version 3 but returns the frames of 2
+            rec(key, "query", dict(query, epoch=5, minVersion=1), version=3, digest=d2, client="reader",
+                direct=True)
+            rec(key, "query", query, version=3, digest=d3, phase="final")
+        elif key == "ownback":  # a client reads 3 directly (an indeterminate change's), then 2 from another copy
+            records[-1].outcome, records[-1].version = "unavailable", None
+            rec(key, "query", dict(query, epoch=5, minVersion=2), version=3, digest=d3, client="reader",
+                direct=True)
+            rec(key, "query", dict(query, epoch=4, minVersion=2), version=2, digest=d2, client="reader",
+                direct=True)
+            rec(key, "query", query, version=3, digest=d3, phase="final")
         else:
             ks.model, ks.version = m2, 3
             u3, _ = ks.gen_update()
             rec(key, "update", dict(u3, ifVersion=3), outcome="unavailable", base=3)   # indeterminate, applied
             d4 = truth([p, u1, u2, u3])
+            rec(key, "query", dict(query, epoch=5, minVersion=3), version=4, digest=d4, client="reader",
+                direct=True)
             rec(key, "query", query, version=4, digest=d4, phase="final")
     rec("vanished", "prepare", {"op": "prepare", "bounds": {"width": 375, "height": 800},
                                 "spec": {"type": "list"}, "sections": [{"count": 3}]}, version=1)
@@ -360,8 +423,13 @@ def self_check(reference):
         failures.append("the acknowledged change lost at the same version (key silent) was not reported")
     if ("4-unknown-only-after-loss", "vanished") not in kinds:
         failures.append("unknown_layout without a loss (key vanished) was not reported")
+    for key, what in (("staled", "a direct read older than an acknowledged change"),
+                      ("forged", "a direct read whose frames are not its version's"),
+                      ("ownback", "a direct read older than the same client's earlier read")):
+        if ("5-no-stale-read", key) not in kinds:
+            failures.append(f"{what} (key {key}) was not reported as a stale read")
     if any(v["key"] == "clean" for v in result.violations):
         failures.append(f"the clean key was reported: {[v for v in result.violations if v['key'] == 'clean']}")
-    if result.rolled_back < 1 or result.lost < 2:
-        failures.append(f"counts rolledBack {result.rolled_back}, lost {result.lost}")
+    if result.rolled_back < 1 or result.lost < 2 or result.stale < 3:
+        failures.append(f"counts rolledBack {result.rolled_back}, lost {result.lost}, stale {result.stale}")
     return failures, result

@@ -42,6 +42,7 @@ class Net:
         self.hub = f"{self.prefix}-hub"
         self.namespaces = []
         self.links = {}          # member -> hub-side interface
+        self.addresses = {}      # member -> its address
         self.next_host = 2
         self.next_link = 0
         self.client_ns = None
@@ -74,6 +75,7 @@ class Net:
         _ip("-n", ns, "addr", "add", f"{address}/16", "dev", "eth0")
         _ip("-n", ns, "link", "set", "eth0", "up")
         self.links[member] = hub_side
+        self.addresses[member] = address
         return ns, address
 
     def remove(self, member):
@@ -88,6 +90,16 @@ class Net:
 
     def heal(self, member):
         _ip("-n", self.hub, "link", "set", self.links[member], "up")
+
+    def block(self, a, b):
+        """Cuts `a` and `b` off from each other only: in each one's namespace, a blackhole route to the other's
+        address (packets to it are dropped where they are sent; everyone else still reaches both)."""
+        for x, y in ((a, b), (b, a)):
+            _ip("-n", f"{self.prefix}-{x}", "route", "replace", "blackhole", f"{self.addresses[y]}/32")
+
+    def unblock(self, a, b):
+        for x, y in ((a, b), (b, a)):
+            _ip("-n", f"{self.prefix}-{x}", "route", "del", "blackhole", f"{self.addresses[y]}/32", check=False)
 
     def is_cut(self, member):
         r = _ip("-n", self.hub, "-o", "link", "show", self.links[member], check=False)

@@ -7,6 +7,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 import urllib.request
 
@@ -158,6 +159,98 @@ class Proc:
             return ""
 
 
+class Relay:
+    """A TCP relay on loopback between a worker and one of the broker's sockets (loopback mode's stand-in for
+    a broker-worker link): `cut()` stops forwarding both ways without closing anything (bytes wait in the
+    kernel's buffers; a connection opened meanwhile is accepted but not carried on until `heal()`), so the
+    two sides see a silent link, as with a partition, while the worker's other endpoints stay reachable."""
+
+    def __init__(self, upstream_port, host="127.0.0.1"):
+        self.upstream = (host, upstream_port)
+        self.port = free_port()
+        self.flowing = threading.Event()
+        self.flowing.set()
+        self.stopping = threading.Event()
+        self.sockets = []
+        self.lock = threading.Lock()
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind((host, self.port))
+        self.listener.listen(16)
+        self.listener.settimeout(0.05)
+        threading.Thread(target=self._accept, daemon=True, name=f"relay-{self.port}").start()
+
+    def _wait_flowing(self):
+        while not self.stopping.is_set():
+            if self.flowing.wait(0.05):
+                return True
+        return False
+
+    def _accept(self):
+        while not self.stopping.is_set():
+            try:
+                down, _ = self.listener.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self._connect, args=(down,), daemon=True).start()
+
+    def _connect(self, down):
+        with self.lock:
+            self.sockets.append(down)
+        if not self._wait_flowing():
+            return
+        try:
+            up = socket.create_connection(self.upstream, timeout=5)
+        except OSError:
+            down.close()
+            return
+        with self.lock:
+            self.sockets.append(up)
+        for a, b in ((down, up), (up, down)):
+            a.settimeout(0.05)
+            threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, a, b):
+        try:
+            while self._wait_flowing():
+                try:
+                    data = a.recv(65536)
+                except socket.timeout:
+                    continue
+                if not data:
+                    break
+                if not self._wait_flowing():    # read as the cut came: held until the heal
+                    break
+                b.sendall(data)
+        except OSError:
+            pass
+        for s in (a, b):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self):
+        self.flowing.clear()
+
+    def heal(self):
+        self.flowing.set()
+
+    def close(self):
+        self.stopping.set()
+        self.flowing.set()
+        self.listener.close()
+        with self.lock:
+            for s in self.sockets:
+                try:
+                    s.close()
+                except OSError:
+                    pass
+            self.sockets.clear()
+
+
 def _tcp(port, host="127.0.0.1"):
     return f"tcp://{host}:{port}"
 
@@ -192,8 +285,12 @@ class Cluster:
     """A broker and its workers, each in a directory of its own under `root`."""
 
     def __init__(self, ctx, binary, root, heartbeat_millis, liveness, worker_threads=0, broker_journal=None,
-                 net=None, tag=""):
+                 net=None, tag="", direct=False, relay=False):
         self.ctx, self.binary, self.root = ctx, binary, root
+        self.direct = direct          # workers get a direct endpoint (PROTOCOL.md section 11)
+        self.relay = relay and net is None   # loopback: each worker joins through Relays it can be cut off by
+        self.relays = {}              # worker -> [Relay of back, Relay of eventsIn]
+        self.direct_endpoints = {}    # worker -> its direct endpoint
         self.heartbeat, self.liveness = heartbeat_millis, liveness
         self.net, self.tag = net, tag
         self.ports = {k: free_port() for k in ("front", "events", "stats", "back", "eventsIn", "http")}
@@ -237,14 +334,21 @@ class Cluster:
 
     def worker(self, name):
         if name not in self.workers:
-            wrap = []
+            wrap, address = [], "127.0.0.1"
             if self.net is not None:
-                ns, _ = self.net.add(f"{self.tag}{name}")
+                ns, address = self.net.add(f"{self.tag}{name}")
                 wrap = self.net.wrap(ns, [])
+            join, join_events = _tcp(self.ports["back"], self.host), _tcp(self.ports["eventsIn"], self.host)
+            if self.relay:
+                self.relays[name] = [Relay(self.ports["back"]), Relay(self.ports["eventsIn"])]
+                join, join_events = (_tcp(r.port) for r in self.relays[name])
+            extra = []
+            if self.direct:
+                self.direct_endpoints[name] = _tcp(free_port(), address)
+                extra = ["--direct", self.direct_endpoints[name]]
             self.workers[name] = Proc(name, self.binary, [
-                "--role", "worker", "--join", _tcp(self.ports["back"], self.host),
-                "--join-events", _tcp(self.ports["eventsIn"], self.host), "--worker-id", name,
-            ], os.path.join(self.root, name), self.env, wrap)
+                "--role", "worker", "--join", join, "--join-events", join_events, "--worker-id", name,
+            ] + extra, os.path.join(self.root, name), self.env, wrap)
         return self.workers[name]
 
     def start_worker(self, name):
@@ -303,14 +407,39 @@ class Cluster:
         else:
             self.workers[name].cont()
 
+    def cut_from_broker(self, name):
+        """A partition between the broker and `name` alone: clients still reach both (the worker's direct
+        endpoint included). netns mode: blackhole routes between the two; loopback: its relays stop."""
+        if self.net is not None:
+            self.net.block(f"{self.tag}broker", f"{self.tag}{name}")
+        elif self.relays.get(name):
+            for r in self.relays[name]:
+                r.cut()
+        else:
+            raise HarnessError("cut_from_broker needs netns mode or a cluster started with relays")
+
+    def heal_from_broker(self, name):
+        if self.net is not None:
+            self.net.unblock(f"{self.tag}broker", f"{self.tag}{name}")
+        for r in self.relays.get(name, []):
+            r.heal()
+
     def heal_all(self):
         if self.net is not None:
             for name in ["broker"] + list(self.workers):
                 self.net.heal(f"{self.tag}{name}")
+                if name != "broker":
+                    self.net.unblock(f"{self.tag}broker", f"{self.tag}{name}")
+        for relays in self.relays.values():
+            for r in relays:
+                r.heal()
 
     def stop_all(self):
         for proc in self.processes():
             proc.kill_hard()
+        for relays in self.relays.values():
+            for r in relays:
+                r.close()
         if self.net is not None:
             for name in ["broker"] + list(self.workers):
                 self.net.remove(f"{self.tag}{name}")

@@ -9,7 +9,9 @@ import time
 import zlib
 
 from .checker import Checker
-from .client import EventLog, Front, History
+from collections import Counter
+
+from .client import DirectReader, EventLog, Front, History, direct_reads, parse_route, tick
 from .procs import Cluster, HarnessError, wait_for
 from .workload import KeyState, KeyWriter, Load, ensure, query_body
 
@@ -26,6 +28,7 @@ class Scale:
         self.compound_keys = 20
         self.burst_keys = 8 if small else 16
         self.burst = 4
+        self.direct_readers = 2 if small else 3
 
 
 class S:
@@ -37,8 +40,13 @@ class S:
         self.rng = random.Random(run.args.seed * 7919 + zlib.crc32(name.encode()))
         self.history = History()
         run.count += 1
+        self.direct = name in DIRECT
         self.cluster = Cluster(run.ctx, run.binary, root, run.args.heartbeat_millis, run.args.liveness,
-                               broker_journal=run.args.broker_journal, net=run.net, tag=f"s{run.count}-")
+                               broker_journal=run.args.broker_journal, net=run.net, tag=f"s{run.count}-",
+                               direct=self.direct, relay=name in RELAY)
+        self.extra = {}           # the scenario's own figures, added to its JSON line
+        self.prober = None
+        self.lease_windows = []   # (victim's endpoint, first tick, last tick): no direct read sent there answers ok
         self.expected = set(workers)
         self.initial = list(workers)
         self.keys = []            # every KeyState whose final state is checked
@@ -58,7 +66,8 @@ class S:
         self.keys.extend(keys)
         self.load = Load(self.run.ctx, self.cluster.front, self.history, keys, self.rng.randrange(1 << 30),
                          writers=self.scale.writers, readers=self.scale.readers, pace=0.01,
-                         budget=20000).start()
+                         budget=20000, direct_readers=self.scale.direct_readers if self.direct else 0,
+                         direct_timeout=min(1.0, self.args.timeout / 2)).start()
         if not self.load.wait_prepared(30):
             self.notes.append("not every key was prepared within 30 s")
         return self.load
@@ -123,6 +132,19 @@ class S:
         """Every burst key takes an acknowledged update (after a fault)."""
         for ks in self.burst_keys:
             self.must(ensure(self.driver, ks, "update", timeout=30), f"{ks.name} updated {what}")
+
+    def ensure_prober(self):
+        if self.prober is None:
+            self.prober = DirectReader(self.run.ctx, self.cluster.front, self.history, "probe", self.args.timeout)
+        return self.prober
+
+    def route(self):
+        """The broker's route table now ({key: (epoch, endpoint, owner)}), or None."""
+        reply = self.ensure_prober().front.request({"op": "route"}, timeout=2.0)
+        return parse_route(reply.get("result") or {}) if reply and reply.get("ok") else None
+
+    def direct_ok_since(self, since):
+        return sum(1 for r in self.history.snapshot() if r.direct and r.outcome == "ok" and r.sent > since)
 
     def ensure_driver(self):
         if self.driver is None:
@@ -324,6 +346,96 @@ def pause_drop_restart(s):
     s.must(s.cluster.wait_alive(s.expected), f"{victim} joined after SIGCONT")
 
 
+def _lease_fault(s, cut, heal, paused):
+    """Rounds of: the busiest worker cut off from its broker (`cut`) while direct readers keep reading and
+    writers write; once its lease has surely lapsed, every direct read it is sent must answer `moved` (a
+    lease window the runner checks); its keys must settle at other workers and take changes; then its old
+    keys are read at it directly with their old epochs (the probe: a paused worker reads them as it resumes,
+    the probe having been sent before the SIGCONT); then `heal`, and it joins again."""
+    lease = s.cluster.heartbeat * (s.cluster.liveness - 1) / 1000.0
+    s.start_load()
+    prober = s.ensure_prober()
+    probes = Counter()
+    for round_ in range(_rounds(s)):
+        s.requests(s.scale.warm)
+        started = tick()
+        s.must(wait_for(lambda: s.direct_ok_since(started), 30), "direct reads answered ok before the fault")
+        victim = s.busiest_worker()
+        endpoint = s.cluster.direct_endpoints[victim]
+        table = s.must(s.route(), "the route table before the fault")
+        owned = {k: e for k, (e, _, owner) in table.items() if owner == victim}
+        s.phase("fault")
+        at = {}
+
+        def act():
+            cut(victim)
+            at["cut"] = time.monotonic()
+        s.burst_then(act)
+        s.must(wait_for(lambda: time.monotonic() >= at["cut"] + lease + 0.1, 30), "the lease's length")
+        lapsed = tick()
+        s.must(s.cluster.wait_dead(victim), f"{victim} declared dead")
+
+        def moved_away():
+            t = s.route()
+            return t is not None and all(t.get(k) is None or (t[k][2] is not None and t[k][2] != victim)
+                                         for k in owned)
+        s.must(wait_for(moved_away, 30), f"{victim}'s keys settled at other workers")
+        s.requests(s.scale.during // 2)
+        items = [(query_body(k), e, None) for k, e in sorted(owned.items())]
+        if paused:
+            def resume():
+                at["healed"] = tick()
+                heal(victim)
+            recs = direct_reads(prober, endpoint, items, resume, 10.0)
+            healed = at["healed"]
+        else:
+            recs = direct_reads(prober, endpoint, items, None, 5.0)
+            healed = tick()
+        probes.update(r.outcome for r in recs)
+        s.lease_windows.append((endpoint, lapsed, healed))
+        s.phase("heal")
+        if not paused:
+            heal(victim)
+        s.must(s.cluster.wait_alive(s.expected), f"{victim} joined again after the heal")
+
+        def victim_direct():
+            """The victim's direct counts in the broker's stats once a heartbeat counted the probe's moved."""
+            for x in (s.cluster.stats() or {}).get("cluster", {}).get("workers") or []:
+                if x.get("id") == victim and x.get("alive") and x.get("direct") is not None:
+                    return x["direct"]
+            return None
+        moved = sum(1 for r in recs if r.outcome == "moved")
+        wait_for(lambda: (victim_direct() or {}).get("moved", 0) >= moved, 5)   # figures only: no verdict
+        s.extra.setdefault("victims", []).append({"worker": victim, "keys": len(owned), "direct": victim_direct()})
+    s.extra["probe"] = dict(probes)
+    s.requests(s.scale.after)
+
+
+def direct_pause(s):
+    _lease_fault(s, lambda name: s.cluster.workers[name].stop(), lambda name: s.cluster.workers[name].cont(),
+                 paused=True)
+
+
+def direct_partition(s):
+    s.extra["cut"] = "netns blackhole routes" if s.cluster.net is not None else "loopback relay stopped"
+    _lease_fault(s, s.cluster.cut_from_broker, s.cluster.heal_from_broker, paused=False)
+
+
+def direct_broker_restart(s):
+    s.start_load()
+    for round_ in range(1 if s.scale.small else 3):
+        s.requests(s.scale.warm)
+        started = tick()
+        s.must(wait_for(lambda: s.direct_ok_since(started), 30), "direct reads answered ok before the restart")
+        s.phase("fault")
+        s.burst_then(s.cluster.restart_broker)
+        restarted = tick()
+        s.phase("heal")
+        s.must(wait_for(lambda: s.cluster.serving(s.expected), 30), "the restarted broker serving every worker")
+        s.must(wait_for(lambda: s.direct_ok_since(restarted), 30), "direct reads answered ok after the restart")
+    s.requests(s.scale.after)
+
+
 def _burst_then(front, items, action):
     """call_many with `action` run right after the last send (before any reply is awaited)."""
     import json as _json
@@ -377,7 +489,26 @@ SCENARIOS = {
     "compound-a": (compound_a, ["worker-a", "worker-b"], True),
     "compound-b": (compound_b, None, True),
     "pause-drop-restart": (pause_drop_restart, None, False),
+    "direct-pause": (direct_pause, None, True),
+    "direct-partition": (direct_partition, None, True),
+    "direct-broker-restart": (direct_broker_restart, None, True),
 }
+DIRECT = {"direct-pause", "direct-partition", "direct-broker-restart"}   # workers with direct endpoints
+RELAY = {"direct-partition"}     # loopback mode: workers join through relays (Cluster.cut_from_broker)
+
+
+def _lease_violations(s, records):
+    """A direct read sent to a cut-off or paused worker once its lease had surely lapsed, before the heal,
+    must not be answered ok (PROTOCOL.md section 11, read leases)."""
+    out = []
+    for endpoint, lapsed, healed in s.lease_windows:
+        bad = [r for r in records if r.direct and r.endpoint == endpoint and r.outcome == "ok"
+               and lapsed < r.sent <= healed]
+        if bad:
+            out.append({"invariant": "6-lease", "key": bad[0].key,
+                        "message": f"{len(bad)} direct read(s) sent to {endpoint} after its read lease had lapsed "
+                                   f"were answered ok", "history": [r.brief() for r in bad[:10]]})
+    return out
 
 
 class Runner:
@@ -412,6 +543,7 @@ class Runner:
             records = s.history.snapshot()
             result = self.checker.check(records, events.snapshot())
             violations += result.violations
+            violations += _lease_violations(s, records)
             if s.load and s.load.errors:
                 raise HarnessError(f"workload thread failed: {s.load.errors[0]}")
         finally:
@@ -419,6 +551,8 @@ class Runner:
                 s.load.stop()
             if s.driver_front:
                 s.driver_front.close()
+            if s.prober:
+                s.prober.close()
             if events:
                 events.stop()
             s.cluster.stop_all()
@@ -429,10 +563,19 @@ class Runner:
             "requests": len(records),
             "acknowledged": sum(1 for r in records if r.is_change and r.outcome == "ok"),
             "indeterminate": sum(1 for r in records if r.indeterminate),
+            "stale": result.stale, "lost": result.lost, "rolledBack": result.rolled_back,
+        }
+        if s.direct:
+            fell = Counter(r.fallback for r in records if r.fallback)
+            line.update({"directOk": sum(1 for r in records if r.direct and r.outcome == "ok"),
+                         "directNotOk": dict(Counter(r.outcome for r in records if r.direct and r.outcome != "ok")),
+                         "fellBack": sum(fell.values()), "fellBackBy": dict(fell)})
+        line.update(s.extra)
+        line.update({
             "violations": violations[:25] + ([{"more": len(violations) - 25}] if len(violations) > 25 else []),
             "seconds": round(time.monotonic() - started, 1),
-        }
-        counts = {"lost": result.lost, "rolledBack": result.rolled_back}
+        })
+        counts = {"lost": result.lost, "rolledBack": result.rolled_back, "stale": result.stale}
         if violations or self.args.keep:
             with open(os.path.join(root, "history.jsonl"), "w") as f:
                 for r in sorted(records, key=lambda r: r.sent):

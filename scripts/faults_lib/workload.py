@@ -6,7 +6,7 @@ import random
 import threading
 import time
 
-from .client import FULL_RECT, Front
+from .client import FULL_RECT, DirectReader, Front
 
 WIDTHS = [360, 375, 390, 414, 430]
 
@@ -231,7 +231,7 @@ class Load:
     """Writer threads (each owning some keys) and reader threads, until stopped or out of budget."""
 
     def __init__(self, ctx, endpoint, history, keys, seed, writers=3, readers=1, pace=0.01, budget=100000,
-                 drops=True):
+                 drops=True, direct_readers=0, direct_timeout=1.0):
         self.ctx, self.endpoint, self.history = ctx, endpoint, history
         self.keys = keys
         self.stopping = threading.Event()
@@ -240,12 +240,16 @@ class Load:
         self.pace = pace
         self.budget = budget
         self.drops = drops
-        self.counts = [0] * (writers + readers)
+        self.counts = [0] * (writers + readers + direct_readers)
+        self.direct_timeout = direct_timeout
         groups = [keys[i::writers] for i in range(writers)]
         for i, group in enumerate(groups):
             self.threads.append(threading.Thread(target=self._writer, args=(i, group), name=f"writer-{i}", daemon=True))
         for j in range(readers):
             self.threads.append(threading.Thread(target=self._reader, args=(writers + j,), name=f"reader-{j}", daemon=True))
+        for j in range(direct_readers):
+            self.threads.append(threading.Thread(target=self._direct_reader, args=(writers + readers + j, j),
+                                                 name=f"direct-{j}", daemon=True))
         self.errors = []
 
     def start(self):
@@ -282,6 +286,22 @@ class Load:
             self.errors.append(repr(e))
         finally:
             front.close()
+
+    def _direct_reader(self, index, j):
+        """Reads any prepared key, straight from its owner when the route table names one (DirectReader)."""
+        rng = random.Random(self.seed * 1000 + index)
+        reader = DirectReader(self.ctx, self.endpoint, self.history, f"d{j}", direct_timeout=self.direct_timeout)
+        try:
+            while not self.stopping.is_set() and self.counts[index] < self.budget:
+                ready = [k for k in self.keys if k.prepared]
+                if ready:
+                    reader.read(query_body(rng.choice(ready).name, rng))
+                    self.counts[index] += 1
+                time.sleep(self.pace * rng.random())
+        except Exception as e:
+            self.errors.append(repr(e))
+        finally:
+            reader.close()
 
     def requests(self):
         return sum(self.counts)
