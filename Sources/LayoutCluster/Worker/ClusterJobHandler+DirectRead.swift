@@ -1,4 +1,3 @@
-import Dispatch
 import LayoutServer
 import LayoutWire
 
@@ -82,7 +81,7 @@ extension ClusterJobHandler {
         if let fences, fences.isFenced(key) {
             return DirectReadReplies.moved(id: id, "\"\(layout)\" is moving to another worker; ask the broker", copy: nil, op: op)
         }
-        guard let lease, lease.holds(at: DispatchTime.now().uptimeNanoseconds) else {
+        guard let lease, lease.holdsNow else {
             return DirectReadReplies.moved(id: id, "this worker has not heard from its broker within its read lease; ask the broker", copy: nil, op: op)
         }
         return reply

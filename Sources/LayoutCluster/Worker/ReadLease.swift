@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// Whether a worker may answer direct reads now: until the end of the last lease its broker granted
@@ -6,8 +7,13 @@ import Synchronization
 final class ReadLease: Sendable {
     /// When the lease ends; 0: none holds.
     private let endsAt = Atomic<UInt64>(0)
+    /// The clock leases are measured on: the process's monotonic one, or a simulated worker's own (whose
+    /// rate the simulator sets apart from its broker's).
+    private let clock: @Sendable () -> UInt64
 
-    init() {}
+    init(clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {
+        self.clock = clock
+    }
 
     /// The broker granted a lease that ends at `end` (never earlier than one granted before it on the
     /// same connection: each counts from a later heartbeat).
@@ -24,6 +30,11 @@ final class ReadLease: Sendable {
     /// Whether the lease holds at `now`.
     func holds(at now: UInt64) -> Bool {
         now < endsAt.load(ordering: .acquiring)
+    }
+
+    /// Whether the lease holds at this instant of its clock.
+    var holdsNow: Bool {
+        holds(at: clock())
     }
 }
 
@@ -49,11 +60,17 @@ struct HeartbeatLedger {
 
     /// When heartbeat `sequence` was sent; nil when it is not one of this connection's. Heartbeats up
     /// to it are forgotten: a later grant never names an earlier one.
-    mutating func takeSendingTime(of sequence: UInt64) -> UInt64? {
+    private mutating func takeSendingTime(of sequence: UInt64) -> UInt64? {
         guard let index = sent.firstIndex(where: { $0.sequence == sequence }) else { return nil }
         let time = sent[index].at
         sent.removeFirst(index + 1)
         return time
+    }
+
+    /// When the lease `grant` gives ends: `grant.milliseconds` after the heartbeat it names was sent. Nil
+    /// when that heartbeat is not one of this connection's or was granted already (it extends nothing).
+    mutating func leaseEnd(of grant: LeaseGrant) -> UInt64? {
+        takeSendingTime(of: grant.sequence).map { $0 + UInt64(grant.milliseconds) * 1_000_000 }
     }
 
     /// A new connection: the heartbeats of the last one can no longer be granted.
