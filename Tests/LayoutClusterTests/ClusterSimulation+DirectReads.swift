@@ -109,6 +109,8 @@ extension Simulation {
             readThroughBroker(key)
             return
         }
+        // Behind, in the key's order, whatever the worker's pool took before it.
+        cluster.finishPool(entry.worker)
         let minVersion = clients[client].seen[key].map { #","minVersion":\#($0)"# } ?? ""
         let list = chance(20)
         let body = list

@@ -31,6 +31,9 @@ final class SimulatedCluster: BrokerOutput {
     /// was sent and the read lease it grants (a HEARTBEAT carries both, computed as it leaves).
     private var queued: [[UInt8]: [(order: WorkerOrder, epoch: UInt64, grant: LeaseGrant?)]] = [:]
     private(set) var sent: [Sent] = []
+    /// How many orders at the front of each queue the worker's I/O thread has read already (`readAhead`):
+    /// they sit in its pool, run in order, and are not lost with its connection.
+    private var inPool: [[UInt8]: Int] = [:]
     /// The broker's clock, shared with the clocks of workers with a direct endpoint (which run at rates
     /// of their own from it).
     let time = SimulatedTime(1_000_000_000)
@@ -90,7 +93,9 @@ final class SimulatedCluster: BrokerOutput {
     /// The broker process is killed and started again: a fresh core that knows nothing, orders on their
     /// way to workers lost; every connected worker joins again with what it keeps.
     func restartBroker() {
-        for key in queued.keys { queued[key] = [] }
+        // What workers' pools hold runs (and is answered to the broker that dies next).
+        if modelsLinks { for name in workers.keys.sorted() { finishPool(name) } }
+        for key in queued.keys { clearQueue(key) }
         // A real broker's epoch is its start in ms: above every epoch the one before it advanced to.
         brokerEpochs = max(brokerEpochs, core.epoch)
         core = makeCore(self)
@@ -160,7 +165,7 @@ final class SimulatedCluster: BrokerOutput {
     func join(_ name: String, keys: [ReadyInfo.KeyVersion]? = nil, protocolVersion: Int = WorkerProtocol.extensionVersion, direct: String? = nil) -> SimulatedWorker {
         let worker = workers[name] ?? SimulatedWorker(name: name, routingID: Array("id-\(name)".utf8), storeBytes: workerStoreBytes)
         // A fresh socket per conversation: nothing queued for the last one reaches this one.
-        if modelsLinks { queued[worker.routingID] = [] }
+        if modelsLinks { clearQueue(worker.routingID) }
         worker.connected = true
         worker.cutOff = nil
         worker.protocolVersion = protocolVersion
@@ -180,7 +185,7 @@ final class SimulatedCluster: BrokerOutput {
     /// a restart); it has to `join` again.
     func replaceProcess(_ name: String) {
         guard let old = workers[name] else { return }
-        queued[old.routingID] = []
+        clearQueue(old.routingID)
         workers[name] = SimulatedWorker(name: name, routingID: old.routingID + [UInt8(truncatingIfNeeded: sent.count)], storeBytes: workerStoreBytes)
     }
 
@@ -206,11 +211,12 @@ final class SimulatedCluster: BrokerOutput {
         while delivered < limit, var orders = queued[worker.routingID], !orders.isEmpty {
             let (order, epoch, grant) = orders.removeFirst()
             queued[worker.routingID] = orders
+            inPool[worker.routingID] = max(0, (inPool[worker.routingID] ?? 0) - 1)
             delivered += 1
             if case .disconnect = order, modelsLinks {
                 // The broker ended the conversation: the worker drops its lease and joins again later.
                 worker.disconnected()
-                queued[worker.routingID] = []
+                clearQueue(worker.routingID)
                 return
             }
             let result = worker.run(order, brokerEpoch: epoch, grant: grant)
@@ -237,13 +243,36 @@ final class SimulatedCluster: BrokerOutput {
                 waiting.append((entry.order, entry.epoch, nil))
             case .fence:
                 if let answer = worker.run(entry.order) { fences.append(answer) }
+            case .disconnect where modelsLinks:
+                // The conversation is over: what came before it was read, and its pool runs it;
+                // nothing after it counts.
+                queued[worker.routingID] = waiting
+                inPool[worker.routingID] = waiting.count
+                finishPool(name)
+                worker.disconnected()
+                clearQueue(worker.routingID)
+                return
             default:
                 waiting.append(entry)
             }
         }
         queued[worker.routingID] = waiting
+        inPool[worker.routingID] = waiting.count
         guard let record = core.byRoutingID[worker.routingID] else { return }
         for (token, reply) in fences { core.workerReply(from: record, token: token, body: HeldBody(reply.bytes), leading: reply.leadingFrame) }
+    }
+
+    /// The worker's pool runs what its I/O thread read (`readAhead`), answering the broker: before a
+    /// direct read, which its key's order puts behind them, and before its link is cut or dropped, which
+    /// would not stop them.
+    func finishPool(_ name: String) {
+        guard let worker = workers[name], let count = inPool[worker.routingID], count > 0, worker.cutOff == nil else { return }
+        deliver(to: name, limit: count)
+    }
+
+    private func clearQueue(_ routingID: [UInt8]) {
+        queued[routingID] = []
+        inPool[routingID] = 0
     }
 
     private func reportEvictions(of worker: SimulatedWorker, at record: WorkerRecord) {
@@ -271,8 +300,16 @@ final class SimulatedCluster: BrokerOutput {
     /// The worker's process dies: orders queued for it are lost, and the broker hears the connection drop.
     func kill(_ name: String) {
         guard let worker = workers[name], let record = core.byRoutingID[worker.routingID] else { return }
+        // Its pool still runs what its I/O thread read; the answers die with the connection.
+        while modelsLinks, (inPool[worker.routingID] ?? 0) > 0, var orders = queued[worker.routingID], !orders.isEmpty {
+            let (order, epoch, grant) = orders.removeFirst()
+            queued[worker.routingID] = orders
+            inPool[worker.routingID] = (inPool[worker.routingID] ?? 1) - 1
+            _ = worker.run(order, brokerEpoch: epoch, grant: grant)
+            _ = worker.takeEvictions()
+        }
         worker.connected = false
-        queued[worker.routingID] = []
+        clearQueue(worker.routingID)
         core.connectionDropped(fileDescriptor: record.fileDescriptor ?? -1, now: clock)
     }
 
@@ -292,6 +329,7 @@ final class SimulatedCluster: BrokerOutput {
         guard let worker = workers[name], var orders = queued[worker.routingID], !orders.isEmpty else { return false }
         let (order, epoch, grant) = orders.removeFirst()
         queued[worker.routingID] = orders
+        inPool[worker.routingID] = max(0, (inPool[worker.routingID] ?? 0) - 1)
         _ = worker.run(order, brokerEpoch: epoch, grant: grant)
         // Cut off: what its store evicted never reaches the broker.
         _ = worker.takeEvictions()

@@ -146,6 +146,7 @@ extension SimulatedCluster {
     /// they are lost); its direct endpoint still answers.
     func cut(_ name: String, holding: Bool) {
         guard let worker = workers[name], worker.connected, worker.cutOff == nil else { return }
+        finishPool(name)
         worker.cutOff = CutLink(held: holding ? [] : nil)
     }
 
