@@ -56,11 +56,16 @@ extension Simulation {
             let holding = chance(50)
             history.append("link to \(name) cut (heartbeats \(holding ? "held" : "lost")); clients still reach it")
             cluster.cut(name, holding: holding)
-        case 70..<78:
+        case 70..<75:
             let name = pick(names)
             guard cluster.workers[name]?.cutOff != nil else { return }
             history.append("link to \(name) heals")
             cluster.heal(name)
+        case 75..<78:
+            let name = pick(names)
+            guard cluster.workers[name]?.cutOff != nil else { return }
+            history.append("heartbeats held for \(name) get through, late; its own still do not reach the broker")
+            cluster.deliverHeldHeartbeats(to: name)
         default:
             passTime()
         }

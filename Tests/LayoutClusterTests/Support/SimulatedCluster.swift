@@ -93,8 +93,8 @@ final class SimulatedCluster: BrokerOutput {
     /// The broker process is killed and started again: a fresh core that knows nothing, orders on their
     /// way to workers lost; every connected worker joins again with what it keeps.
     func restartBroker() {
-        // What workers' pools hold runs (and is answered to the broker that dies next).
-        if modelsLinks { for name in workers.keys.sorted() { finishPool(name) } }
+        // What workers' pools hold still runs; the answers die with the broker.
+        if modelsLinks { for name in workers.keys.sorted() { runPoolUnanswered(name) } }
         for key in queued.keys { clearQueue(key) }
         // A real broker's epoch is its start in ms: above every epoch the one before it advanced to.
         brokerEpochs = max(brokerEpochs, core.epoch)
@@ -262,12 +262,46 @@ final class SimulatedCluster: BrokerOutput {
         for (token, reply) in fences { core.workerReply(from: record, token: token, body: HeldBody(reply.bytes), leading: reply.leadingFrame) }
     }
 
+    /// Across a cut link, the HEARTBEATs at the front of the worker's queue get through, late (the link
+    /// works toward the worker for a moment; its own heartbeats still do not reach the broker): their
+    /// grants name heartbeats sent long ago. A DISCONNECT among them ends the conversation; anything
+    /// else stops them (it is read in order when the link heals).
+    func deliverHeldHeartbeats(to name: String) {
+        guard let worker = workers[name], worker.cutOff != nil, (inPool[worker.routingID] ?? 0) == 0 else { return }
+        while var orders = queued[worker.routingID], let first = orders.first {
+            switch first.order {
+            case .heartbeat:
+                orders.removeFirst()
+                queued[worker.routingID] = orders
+                _ = worker.run(first.order, brokerEpoch: first.epoch, grant: first.grant)
+            case .disconnect:
+                worker.disconnected()
+                clearQueue(worker.routingID)
+                return
+            default:
+                return
+            }
+        }
+    }
+
     /// The worker's pool runs what its I/O thread read (`readAhead`), answering the broker: before a
     /// direct read, which its key's order puts behind them, and before its link is cut or dropped, which
     /// would not stop them.
     func finishPool(_ name: String) {
         guard let worker = workers[name], let count = inPool[worker.routingID], count > 0, worker.cutOff == nil else { return }
         deliver(to: name, limit: count)
+    }
+
+    /// The worker's pool runs what its I/O thread read, and its answers (and evictions) never arrive.
+    private func runPoolUnanswered(_ name: String) {
+        guard let worker = workers[name] else { return }
+        while (inPool[worker.routingID] ?? 0) > 0, var orders = queued[worker.routingID], !orders.isEmpty {
+            let (order, epoch, grant) = orders.removeFirst()
+            queued[worker.routingID] = orders
+            inPool[worker.routingID] = (inPool[worker.routingID] ?? 1) - 1
+            _ = worker.run(order, brokerEpoch: epoch, grant: grant)
+            _ = worker.takeEvictions()
+        }
     }
 
     private func clearQueue(_ routingID: [UInt8]) {
@@ -301,13 +335,7 @@ final class SimulatedCluster: BrokerOutput {
     func kill(_ name: String) {
         guard let worker = workers[name], let record = core.byRoutingID[worker.routingID] else { return }
         // Its pool still runs what its I/O thread read; the answers die with the connection.
-        while modelsLinks, (inPool[worker.routingID] ?? 0) > 0, var orders = queued[worker.routingID], !orders.isEmpty {
-            let (order, epoch, grant) = orders.removeFirst()
-            queued[worker.routingID] = orders
-            inPool[worker.routingID] = (inPool[worker.routingID] ?? 1) - 1
-            _ = worker.run(order, brokerEpoch: epoch, grant: grant)
-            _ = worker.takeEvictions()
-        }
+        if modelsLinks { runPoolUnanswered(name) }
         worker.connected = false
         clearQueue(worker.routingID)
         core.connectionDropped(fileDescriptor: record.fileDescriptor ?? -1, now: clock)

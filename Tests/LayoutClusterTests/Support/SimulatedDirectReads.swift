@@ -122,10 +122,12 @@ extension SimulatedCluster {
         }
     }
 
-    /// Time passes by `nanos` on the broker's clock: each connected worker sends the heartbeats its own
-    /// clock calls for, the broker ticks when its interval is up, and each worker reads the grants and
-    /// fences sent to it (a grant is late only behind a cut link).
+    /// Time passes by `nanos` on the broker's clock: each worker reads the grants and fences sent to it
+    /// until now, then sends the heartbeats its own clock calls for, and the broker ticks when its
+    /// interval is up.
     func advanceClocks(by nanos: Nanos) {
+        // First what was sent until now: a grant spends a step on its way, where a cut can catch it.
+        for name in workers.keys.sorted() where workers[name]?.connected == true { readAhead(name) }
         clock += nanos
         for name in workers.keys.sorted() {
             guard let worker = workers[name], worker.connected else { continue }
@@ -139,7 +141,6 @@ extension SimulatedCluster {
             nextTick = clock + 1_000_000_000
             core.tick(now: clock)
         }
-        for name in workers.keys.sorted() where workers[name]?.connected == true { readAhead(name) }
     }
 
     /// The link between the broker and `name` is cut (`holding`: its heartbeats wait in a buffer, else
