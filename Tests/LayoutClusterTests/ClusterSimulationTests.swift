@@ -453,6 +453,12 @@ struct Simulation {
             guard var model = models[read.key] else { continue }
             guard reply["ok"] as? Bool == true, let result = reply["result"] as? [String: Any], let version = result["version"] as? Int else {
                 let code = (reply["error"] as? [String: Any])?["code"] as? String ?? "?"
+                if directReads, code == "unavailable", (reply["error"] as? [String: Any])?["message"] as? String == "no worker is serving; retry later" {
+                    // Heartbeats lost behind a cut link can make the broker judge a worker dead beside the
+                    // faults the walk makes (which leave one worker reachable): none may be left a while.
+                    history.append("  read \(read.key): no worker is serving")
+                    continue
+                }
                 if code == "busy" {
                     // A worker's queue full (its credit spent on requests not delivered yet): refused
                     // without running, as a loaded worker may; the client would try again.
