@@ -23,7 +23,8 @@ struct ClusterSimulationTests {
     static let firstSeed: UInt64 = ProcessInfo.processInfo.environment["LAYOUTD_SIM_FIRST_SEED"].flatMap(UInt64.init) ?? 0
     static let steps = 250
     /// Seeds that once found a defect (each fixed, most with a unit test of its own): run in every sweep,
-    /// CI's included, so that none comes back.
+    /// CI's included, so that none comes back. Those found before the simulation modelled direct reads
+    /// keep the walk they were found with (`Simulation.directReads`).
     static let regressionSeeds: [UInt64] = Array(foundBeforeEvictions).sorted() + [2700, 8020, 14062, 28111, 200980, 202810, 218431, 255326, 282887]
     /// Those found before the simulation's stores evicted: they keep the stores they were found with.
     static let foundBeforeEvictions: Set<UInt64> = [659, 902, 1290, 1400, 2702, 2842, 3151, 3194, 3199, 5138, 6297, 11392, 17239, 67458, 68675, 276287]
@@ -40,6 +41,7 @@ struct ClusterSimulationTests {
         var standbys = (rebuilt: 0, used: 0, keptThroughDrops: 0)
         var evictions = (believed: 0, stale: 0)
         var formerCopiesTakenBack = 0
+        var direct: [String: Int] = [:]
         for seed in seeds {
             var simulation = Simulation(seed: seed)
             for _ in 0..<Self.steps {
@@ -62,18 +64,31 @@ struct ClusterSimulationTests {
             evictions.believed += counters.evictions
             evictions.stale += counters.staleEvictions
             formerCopiesTakenBack += counters.formerCopiesTakenBack
+            direct.merge(simulation.directReadOutcomes, uniquingKeysWith: +)
+            direct["fences", default: 0] += counters.fences
         }
         #expect(totalSteps == seeds.count * Self.steps)
         // The sweep's figures (`scripts/simulate` gathers them).
         let elapsed = started.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print(#"{"bench": "simulation", "firstSeed": \#(Self.firstSeed), "seeds": \#(seeds.count), "steps": \#(totalSteps), "seconds": \#((seconds * 1000).rounded() / 1000), "stepsPerSecond": \#(Int(Double(totalSteps) / max(seconds, 1e-9))), "standbyRebuilds": \#(standbys.rebuilt), "standbysUsed": \#(standbys.used), "keysKeptThroughDrops": \#(standbys.keptThroughDrops), "evictions": \#(evictions.believed), "staleEvictions": \#(evictions.stale), "formerCopiesTakenBack": \#(formerCopiesTakenBack)}"#)
+        print(#"{"bench": "simulation", "firstSeed": \#(Self.firstSeed), "seeds": \#(seeds.count), "steps": \#(totalSteps), "seconds": \#((seconds * 1000).rounded() / 1000), "stepsPerSecond": \#(Int(Double(totalSteps) / max(seconds, 1e-9))), "standbyRebuilds": \#(standbys.rebuilt), "standbysUsed": \#(standbys.used), "keysKeptThroughDrops": \#(standbys.keptThroughDrops), "evictions": \#(evictions.believed), "staleEvictions": \#(evictions.stale), "formerCopiesTakenBack": \#(formerCopiesTakenBack), \#(Self.directFigures(direct))}"#)
+    }
+}
+
+extension ClusterSimulationTests {
+    /// The sweep's direct-read figures, as JSON members: reads answered `ok`, `behind`, `moved` (apart:
+    /// for a lapsed lease, for a fence), and FENCEs the brokers sent.
+    static func directFigures(_ counts: [String: Int]) -> String {
+        ["ok", "behind", "moved", "leaseLapsed", "fenced", "fences"].map { name in
+            let key = name == "fences" ? "fences" : "directReads" + name.prefix(1).uppercased() + name.dropFirst()
+            return "\"\(key)\": \(counts[name] ?? 0)"
+        }.joined(separator: ", ")
     }
 }
 
 /// What a client knows of one key: the heights of the acknowledged items in order, the version, and a
 /// change whose outcome is unknown.
-private struct KeyModel {
+struct KeyModel {
     var heights: [Int]
     var version: Int
     /// The heights at each acknowledged version: a read issued earlier may answer an earlier one.
@@ -96,11 +111,21 @@ private struct KeyModel {
     }
 }
 
-private struct Simulation {
+struct Simulation {
     var random: SeededGenerator
     /// Even seeds run a broker with a journal of its recipes, odd ones without.
     let cluster: SimulatedCluster
-    let names = ["a", "b", "c"]
+    /// Whether workers have direct endpoints, clocks of their own and links that can be cut, and
+    /// clients read keys straight from their owners (`ClusterSimulation+DirectReads`): three seeds in
+    /// four, not those found before (whose walks stay as they were found).
+    let directReads: Bool
+    /// a, b, c; and d, which joins later and wins keys (the FENCE path), with direct reads.
+    let names: [String]
+    /// The clients reading directly, each with its route table; the first makes the changes.
+    var clients: [DirectClient] = []
+    /// How direct reads were answered: `ok`, `behind`, `moved`, and the `moved` of a lapsed lease and of
+    /// a fence apart (the sweep prints them).
+    var directReadOutcomes: [String: Int] = [:]
     var models: [String: KeyModel] = [:]
     var reads: [(envelope: [[UInt8]], key: String, issuedAt: Int)] = []
     var history: [String] = []
@@ -121,14 +146,27 @@ private struct Simulation {
         cluster = SimulatedCluster(
             journaled: seed % 2 == 0, dropGraceNanos: (seed / 2) % 2 == 1 ? 2_000_000_000 : 0, workerStoreBytes: evicting ? 2_000 : 1 << 30
         )
-        for name in names { cluster.join(name) }
+        directReads = seed % 4 != 3 && !ClusterSimulationTests.regressionSeeds.contains(seed)
+        names = directReads ? ["a", "b", "c", "d"] : ["a", "b", "c"]
+        guard directReads else {
+            for name in names { cluster.join(name) }
+            return
+        }
+        startDirectReads(seed: seed)
     }
 
-    private mutating func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
-    private mutating func chance(_ percent: UInt64) -> Bool { random.next() % 100 < percent }
+    mutating func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
+    mutating func chance(_ percent: UInt64) -> Bool { random.next() % 100 < percent }
+
+    static let keys = ["k0", "k1", "k2", "k3"]
 
     mutating func step() {
-        let keys = ["k0", "k1", "k2", "k3"]
+        let keys = Self.keys
+        if directReads, chance(35) {
+            directStep()
+            check()
+            return
+        }
         switch random.next() % 100 {
         case 0..<10:
             let key = pick(keys)
@@ -150,6 +188,7 @@ private struct Simulation {
             var model = KeyModel(heights: (0..<count).map { 10 + $0 % 7 }, version: version)
             model.states[version] = model.heights
             models[key] = model
+            if !clients.isEmpty { clients[0].saw(key, version) }
         case 42..<45:
             let key = pick(keys)
             guard let model = models[key], model.pending == nil, model.unknown == nil, drops[key] == nil else { return }
@@ -181,7 +220,7 @@ private struct Simulation {
             cluster.deliver(to: name, limit: 1 + Int(random.next() % 3))
         case 88..<93:
             let name = pick(names)
-            guard cluster.record(of: name)?.isConnected == true, cluster.core.live.count > 1 else { return }
+            guard cluster.record(of: name)?.isConnected == true, reachableWorkers > 1 else { return }
             let fault = random.next() % 3
             if fault == 0 {
                 history.append("kill -9 \(name), restarted empty")
@@ -198,6 +237,8 @@ private struct Simulation {
         case 97..<98:
             // The broker restarts: requests in flight get no answer (a client times out: a change's
             // outcome is unknown, a read is sent again by nobody).
+            // Some worker joins the restarted broker (one cut off from it does not see it go).
+            guard !directReads || reachableWorkers > 0 else { return }
             history.append("broker kill -9 and restart")
             absorbEvictions()
             cluster.restartBroker()
@@ -245,8 +286,12 @@ private struct Simulation {
             // may come back (the weaker guarantee without a journal).
             if cluster.journaled == nil { dropped.removeAll() }
         case 85..<88, 99:
-            history.append("1 s passes")
-            cluster.advance(by: 1_000_000_000)
+            if directReads {
+                passTime()
+            } else {
+                history.append("1 s passes")
+                cluster.advance(by: 1_000_000_000)
+            }
         case 98..<99:
             let name = pick(names)
             let count = 1 + Int(random.next() % 3)
@@ -270,6 +315,11 @@ private struct Simulation {
 
     /// Everything delivered and every worker back: the last reads are answered.
     mutating func settle() {
+        // Every link heals (a worker its broker gave up on hears DISCONNECT, and joins below).
+        if directReads {
+            for name in names { cluster.heal(name) }
+            cluster.deliverAll()
+        }
         for name in names {
             cluster.workers[name]?.restoresToRefuse = 0
             if cluster.record(of: name)?.isConnected != true { cluster.join(name) }
@@ -309,7 +359,7 @@ private struct Simulation {
     }
 
     /// Where `key` is kept: each worker's copy (version, epoch), and the broker's record.
-    private func copies(of key: String) -> String {
+    func copies(of key: String) -> String {
         let layoutKey = LayoutKey(name: key)
         let held = names.compactMap { name -> String? in
             guard let summary = cluster.workers[name]?.store.summaries().first(where: { $0.key == layoutKey }) else { return nil }
@@ -374,6 +424,8 @@ private struct Simulation {
                 }
                 model.apply(pending.insert, at: version)
                 history.append("  \(key) +\(pending.insert) acknowledged at v\(version)")
+                // The client that made it has seen that version (its next direct read names it).
+                if !clients.isEmpty { clients[0].saw(key, version) }
             } else {
                 let code = (reply["error"] as? [String: Any])?["code"] as? String ?? "?"
                 history.append("  \(key) +\(pending.insert): \(code)")
@@ -401,6 +453,12 @@ private struct Simulation {
             guard var model = models[read.key] else { continue }
             guard reply["ok"] as? Bool == true, let result = reply["result"] as? [String: Any], let version = result["version"] as? Int else {
                 let code = (reply["error"] as? [String: Any])?["code"] as? String ?? "?"
+                if directReads, code == "unavailable", (reply["error"] as? [String: Any])?["message"] as? String == "no worker is serving; retry later" {
+                    // Heartbeats lost behind a cut link can make the broker judge a worker dead beside the
+                    // faults the walk makes (which leave one worker reachable): none may be left a while.
+                    history.append("  read \(read.key): no worker is serving")
+                    continue
+                }
                 if code == "busy" {
                     // A worker's queue full (its credit spent on requests not delivered yet): refused
                     // without running, as a loaded worker may; the client would try again.

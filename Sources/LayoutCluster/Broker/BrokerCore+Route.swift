@@ -85,6 +85,15 @@ extension BrokerCore {
         return WireEvent(topic: Array("route".utf8), body: writer.finish())
     }
 
+    /// Worker `worker`'s HEARTBEAT numbered `sequence` arrived at `now`: the lease it asks for counts from
+    /// it, and the broker's hold on its keys from `now`. True when the worker has a direct endpoint (its
+    /// grant goes at once).
+    func heardNumberedHeartbeat(_ sequence: UInt64, from worker: WorkerRecord, now: Nanos) -> Bool {
+        guard worker.directEndpoint != nil else { return false }
+        worker.leaseHeartbeat = (sequence, now)
+        return true
+    }
+
     /// The read lease the next HEARTBEAT to the worker connected with `routingID` grants: counted from
     /// its last numbered heartbeat, one heartbeat shorter than the broker's wait before it judges a
     /// silent worker dead (heartbeat × liveness). Nil for a worker without a direct endpoint, before its

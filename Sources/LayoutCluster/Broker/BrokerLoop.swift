@@ -404,8 +404,7 @@ final class BrokerLoop {
             }
             if lastIndex == 4, let load = WorkerLoad(frame: last.bytes) {
                 worker.load = load
-                if worker.directEndpoint != nil, let sequence = load.leaseSequence {
-                    worker.leaseHeartbeat = (sequence, time)
+                if let sequence = load.leaseSequence, core.heardNumberedHeartbeat(sequence, from: worker, now: time) {
                     // Granted at once rather than at the next tick: a lease waiting up to a heartbeat for
                     // its grant would have that much less of its window left, and lapse between grants.
                     _ = send(.heartbeat, to: head.identity)

@@ -1,4 +1,3 @@
-import Dispatch
 import LayoutServer
 import LayoutWire
 
@@ -89,7 +88,7 @@ extension ClusterJobHandler {
             directCounters?.record(.moved(.fenced))
             return DirectReadReplies.moved(id: id, "\"\(layout)\" is moving to another worker; ask the broker", copy: nil, op: op)
         }
-        guard let lease, lease.holds(at: DispatchTime.now().uptimeNanoseconds) else {
+        guard let lease, lease.holdsNow else {
             directCounters?.record(.moved(.lease))
             return DirectReadReplies.moved(id: id, "this worker has not heard from its broker within its read lease; ask the broker", copy: nil, op: op)
         }

@@ -12,6 +12,9 @@ import Synchronization
 final class ReadLease: Sendable {
     /// When the lease ends; 0: none holds. The one thing a direct read looks at: an atomic, no lock.
     private let endsAt = Atomic<UInt64>(0)
+    /// The clock leases are measured on: the process's monotonic one, or a simulated worker's own (whose
+    /// rate the simulator sets apart from its broker's).
+    private let clock: @Sendable () -> UInt64
 
     /// How leases ended, and whether one held when last looked at (to count each lapse once).
     private struct Transitions {
@@ -23,7 +26,9 @@ final class ReadLease: Sendable {
     /// Taken only off the read path (grants, revocations, heartbeats and reports), never by `holds(at:)`.
     private let transitionState = Mutex(Transitions())
 
-    init() {}
+    init(clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {
+        self.clock = clock
+    }
 
     /// The broker granted, at `now`, a lease that ends at `end` (never earlier than one granted before it
     /// on the same connection: each counts from a later heartbeat).
@@ -53,8 +58,9 @@ final class ReadLease: Sendable {
     }
 
     /// Leases that lapsed (`expiries`) and leases dropped while they held (`revocations`), so far.
-    func transitions(at now: UInt64 = DispatchTime.now().uptimeNanoseconds) -> (expiries: Int, revocations: Int) {
-        transitionState.withLock { state in
+    func transitions(at now: UInt64? = nil) -> (expiries: Int, revocations: Int) {
+        let now = now ?? clock()
+        return transitionState.withLock { state in
             noteLapse(in: &state, at: now)
             return (state.expiries, state.revocations)
         }
@@ -69,6 +75,21 @@ final class ReadLease: Sendable {
         guard state.held, now >= endsAt.load(ordering: .acquiring) else { return }
         state.held = false
         state.expiries += 1
+    }
+
+    /// `extend(until:at:)` at this instant of its clock.
+    func extend(until end: UInt64) {
+        extend(until: end, at: clock())
+    }
+
+    /// `revoke(at:)` at this instant of its clock.
+    func revoke() {
+        revoke(at: clock())
+    }
+
+    /// Whether the lease holds at this instant of its clock.
+    var holdsNow: Bool {
+        holds(at: clock())
     }
 }
 
@@ -94,11 +115,17 @@ struct HeartbeatLedger {
 
     /// When heartbeat `sequence` was sent; nil when it is not one of this connection's. Heartbeats up
     /// to it are forgotten: a later grant never names an earlier one.
-    mutating func takeSendingTime(of sequence: UInt64) -> UInt64? {
+    private mutating func takeSendingTime(of sequence: UInt64) -> UInt64? {
         guard let index = sent.firstIndex(where: { $0.sequence == sequence }) else { return nil }
         let time = sent[index].at
         sent.removeFirst(index + 1)
         return time
+    }
+
+    /// When the lease `grant` gives ends: `grant.milliseconds` after the heartbeat it names was sent. Nil
+    /// when that heartbeat is not one of this connection's or was granted already (it extends nothing).
+    mutating func leaseEnd(of grant: LeaseGrant) -> UInt64? {
+        takeSendingTime(of: grant.sequence).map { $0 + UInt64(grant.milliseconds) * 1_000_000 }
     }
 
     /// A new connection: the heartbeats of the last one can no longer be granted.

@@ -445,8 +445,8 @@ final class WorkerLink {
             } else if head.count == 4, let frame = head.extra.first, frame.count == 8 {
                 // To a worker with a direct endpoint: the epoch, then a read lease (`LeaseGrant`).
                 brokerEpoch = frame.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
-                if let lease, let grant = LeaseGrant(frame: last.bytes), let sent = heartbeats.takeSendingTime(of: grant.sequence) {
-                    lease.extend(until: sent + UInt64(grant.milliseconds) * 1_000_000, at: now())
+                if let lease, let grant = LeaseGrant(frame: last.bytes), let end = heartbeats.leaseEnd(of: grant) {
+                    lease.extend(until: end, at: now())
                 }
             }
         case .disconnect:

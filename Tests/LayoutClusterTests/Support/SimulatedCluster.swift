@@ -28,10 +28,29 @@ final class SimulatedCluster: BrokerOutput {
     var publishedNamespaces: [String] = []
     private(set) var workers: [String: SimulatedWorker] = [:]
     /// Orders sent and not yet delivered, per routing id, in order, with the broker's epoch when each
-    /// was sent (a HEARTBEAT carries it).
-    private var queued: [[UInt8]: [(order: WorkerOrder, epoch: UInt64)]] = [:]
+    /// was sent and the read lease it grants (a HEARTBEAT carries both, computed as it leaves).
+    private var queued: [[UInt8]: [(order: WorkerOrder, epoch: UInt64, grant: LeaseGrant?)]] = [:]
     private(set) var sent: [Sent] = []
-    var clock: Nanos = 1_000_000_000
+    /// How many orders at the front of each queue the worker's I/O thread has read already (`readAhead`):
+    /// they sit in its pool, run in order, and are not lost with its connection.
+    private var inPool: [[UInt8]: Int] = [:]
+    /// The broker's clock, shared with the clocks of workers with a direct endpoint (which run at rates
+    /// of their own from it).
+    let time = SimulatedTime(1_000_000_000)
+    var clock: Nanos {
+        get { time.now }
+        set { time.set(newValue) }
+    }
+    /// Whether links and clocks are modelled (`SimulatedDirectReads`): a worker acts on DISCONNECT.
+    var modelsLinks = false
+    /// When the broker ticks next, with `advanceClocks` (`advance` ticks at every call).
+    var nextTick: Nanos = 2_000_000_000
+    /// Each worker's clock rate, in thousandths of the broker's, when it has a direct endpoint (a new
+    /// process under the same name runs on the same machine, at the same rate).
+    var clockRates: [String: UInt64] = [:]
+    /// Each worker's configured direct endpoint (`cluster.direct`), which every process under its name
+    /// joins with.
+    var directEndpoints: [String: String] = [:]
     private var nextClient = 0
     private var nextDescriptor: Int32 = 100
 
@@ -74,7 +93,9 @@ final class SimulatedCluster: BrokerOutput {
     /// The broker process is killed and started again: a fresh core that knows nothing, orders on their
     /// way to workers lost; every connected worker joins again with what it keeps.
     func restartBroker() {
-        for key in queued.keys { queued[key] = [] }
+        // What workers' pools hold still runs; the answers die with the broker.
+        if modelsLinks { for name in workers.keys.sorted() { runPoolUnanswered(name) } }
+        for key in queued.keys { clearQueue(key) }
         // A real broker's epoch is its start in ms: above every epoch the one before it advanced to.
         brokerEpochs = max(brokerEpochs, core.epoch)
         core = makeCore(self)
@@ -84,7 +105,12 @@ final class SimulatedCluster: BrokerOutput {
                 dropped: journaledDrops.sorted { $0.key < $1.key }.map { (key: $0.key, version: $0.value.version, epoch: $0.value.epoch) }
             )
         }
-        for name in workers.keys.sorted() where workers[name]?.connected == true { join(name) }
+        // A worker cut off from the broker does not see it go: it joins again once the link heals.
+        // As `BrokerLoop` starts, with the default `cluster.rejoinMillis` (heartbeat × liveness + reconnect).
+        if modelsLinks { core.holdKeyedRequests(until: clock + 4_000_000_000) }
+        for name in workers.keys.sorted() where workers[name]?.connected == true {
+            if workers[name]?.cutOff != nil { workers[name]?.connected = false } else { join(name) }
+        }
     }
 
     // MARK: BrokerOutput
@@ -94,7 +120,8 @@ final class SimulatedCluster: BrokerOutput {
 
     func send(_ order: WorkerOrder, to routingID: [UInt8]) -> Bool {
         guard workers.values.contains(where: { $0.routingID == routingID && $0.connected }) else { return false }
-        queued[routingID, default: []].append((order, core?.epoch ?? 0))
+        let grant = order.isHeartbeat ? core?.leaseGrant(forWorkerAt: routingID) : nil
+        queued[routingID, default: []].append((order, core?.epoch ?? 0, grant))
         sent.append(Sent(routingID: routingID, order: order))
         return true
     }
@@ -137,14 +164,20 @@ final class SimulatedCluster: BrokerOutput {
     @discardableResult
     func join(_ name: String, keys: [ReadyInfo.KeyVersion]? = nil, protocolVersion: Int = WorkerProtocol.extensionVersion, direct: String? = nil) -> SimulatedWorker {
         let worker = workers[name] ?? SimulatedWorker(name: name, routingID: Array("id-\(name)".utf8), storeBytes: workerStoreBytes)
+        // A fresh socket per conversation: nothing queued for the last one reaches this one.
+        if modelsLinks { clearQueue(worker.routingID) }
         worker.connected = true
+        worker.cutOff = nil
         worker.protocolVersion = protocolVersion
-        worker.directEndpoint = direct
+        // A process's direct endpoint is its configuration: it joins again with the same one.
+        worker.directEndpoint = direct ?? directEndpoints[name] ?? worker.directEndpoint
+        if worker.directEndpoint != nil { attachDirectSide(to: worker) }
         workers[name] = worker
         // A descriptor of its own per connection, as the kernel gives: a reused one would make the drop
         // of another connection look like this one's.
         nextDescriptor += 1
         core.workerReady(routingID: worker.routingID, ready: worker.ready(keys: keys), fileDescriptor: nextDescriptor, address: "127.0.0.1", now: clock)
+        sendNumberedHeartbeat(from: worker)
         return worker
     }
 
@@ -152,7 +185,7 @@ final class SimulatedCluster: BrokerOutput {
     /// a restart); it has to `join` again.
     func replaceProcess(_ name: String) {
         guard let old = workers[name] else { return }
-        queued[old.routingID] = []
+        clearQueue(old.routingID)
         workers[name] = SimulatedWorker(name: name, routingID: old.routingID + [UInt8(truncatingIfNeeded: sent.count)], storeBytes: workerStoreBytes)
     }
 
@@ -172,19 +205,108 @@ final class SimulatedCluster: BrokerOutput {
     /// Delivers up to `limit` queued orders to `name` and its replies back to the broker; repeats while
     /// the broker sends more (rebuilds followed by requests).
     func deliver(to name: String, limit: Int = .max) {
-        guard let worker = workers[name] else { return }
+        // Nothing crosses a cut link: orders wait in its buffers.
+        guard let worker = workers[name], worker.cutOff == nil else { return }
         var delivered = 0
         while delivered < limit, var orders = queued[worker.routingID], !orders.isEmpty {
-            let (order, epoch) = orders.removeFirst()
+            let (order, epoch, grant) = orders.removeFirst()
             queued[worker.routingID] = orders
+            inPool[worker.routingID] = max(0, (inPool[worker.routingID] ?? 0) - 1)
             delivered += 1
-            let result = worker.run(order, brokerEpoch: epoch)
+            if case .disconnect = order, modelsLinks {
+                // The broker ended the conversation: the worker drops its lease and joins again later.
+                worker.disconnected()
+                clearQueue(worker.routingID)
+                return
+            }
+            let result = worker.run(order, brokerEpoch: epoch, grant: grant)
             guard let record = core.byRoutingID[worker.routingID] else { continue }
             // What its store evicted running it, reported before its reply, as a worker's mailbox orders them.
             reportEvictions(of: worker, at: record)
             guard let (token, reply) = result else { continue }
             core.workerReply(from: record, token: token, body: HeldBody(reply.bytes), leading: reply.leadingFrame)
         }
+    }
+
+    /// The worker's I/O thread reads what the broker sent, as `WorkerLink` does at once: a FENCE acts
+    /// and is answered there, and a HEARTBEAT's lease grant extends the lease, ahead of the requests,
+    /// rebuilds and releases its pool runs in order (which stay queued, the HEARTBEAT too for the epoch
+    /// it carries, read in order with them). Nothing crosses a cut link.
+    func readAhead(_ name: String) {
+        guard let worker = workers[name], worker.cutOff == nil, let orders = queued[worker.routingID] else { return }
+        var waiting: [(order: WorkerOrder, epoch: UInt64, grant: LeaseGrant?)] = []
+        var fences: [(RequestToken, ReplyBody)] = []
+        for entry in orders {
+            switch entry.order {
+            case .heartbeat:
+                if let grant = entry.grant { worker.directSide?.granted(grant) }
+                waiting.append((entry.order, entry.epoch, nil))
+            case .fence:
+                if let answer = worker.run(entry.order) { fences.append(answer) }
+            case .disconnect where modelsLinks:
+                // The conversation is over: what came before it was read, and its pool runs it;
+                // nothing after it counts.
+                queued[worker.routingID] = waiting
+                inPool[worker.routingID] = waiting.count
+                finishPool(name)
+                worker.disconnected()
+                clearQueue(worker.routingID)
+                return
+            default:
+                waiting.append(entry)
+            }
+        }
+        queued[worker.routingID] = waiting
+        inPool[worker.routingID] = waiting.count
+        guard let record = core.byRoutingID[worker.routingID] else { return }
+        for (token, reply) in fences { core.workerReply(from: record, token: token, body: HeldBody(reply.bytes), leading: reply.leadingFrame) }
+    }
+
+    /// Across a cut link, the HEARTBEATs at the front of the worker's queue get through, late (the link
+    /// works toward the worker for a moment; its own heartbeats still do not reach the broker): their
+    /// grants name heartbeats sent long ago. A DISCONNECT among them ends the conversation; anything
+    /// else stops them (it is read in order when the link heals).
+    func deliverHeldHeartbeats(to name: String) {
+        guard let worker = workers[name], worker.cutOff != nil, (inPool[worker.routingID] ?? 0) == 0 else { return }
+        while var orders = queued[worker.routingID], let first = orders.first {
+            switch first.order {
+            case .heartbeat:
+                orders.removeFirst()
+                queued[worker.routingID] = orders
+                _ = worker.run(first.order, brokerEpoch: first.epoch, grant: first.grant)
+            case .disconnect:
+                worker.disconnected()
+                clearQueue(worker.routingID)
+                return
+            default:
+                return
+            }
+        }
+    }
+
+    /// The worker's pool runs what its I/O thread read (`readAhead`), answering the broker: before a
+    /// direct read, which its key's order puts behind them, and before its link is cut or dropped, which
+    /// would not stop them.
+    func finishPool(_ name: String) {
+        guard let worker = workers[name], let count = inPool[worker.routingID], count > 0, worker.cutOff == nil else { return }
+        deliver(to: name, limit: count)
+    }
+
+    /// The worker's pool runs what its I/O thread read, and its answers (and evictions) never arrive.
+    private func runPoolUnanswered(_ name: String) {
+        guard let worker = workers[name] else { return }
+        while (inPool[worker.routingID] ?? 0) > 0, var orders = queued[worker.routingID], !orders.isEmpty {
+            let (order, epoch, grant) = orders.removeFirst()
+            queued[worker.routingID] = orders
+            inPool[worker.routingID] = (inPool[worker.routingID] ?? 1) - 1
+            _ = worker.run(order, brokerEpoch: epoch, grant: grant)
+            _ = worker.takeEvictions()
+        }
+    }
+
+    private func clearQueue(_ routingID: [UInt8]) {
+        queued[routingID] = []
+        inPool[routingID] = 0
     }
 
     private func reportEvictions(of worker: SimulatedWorker, at record: WorkerRecord) {
@@ -202,7 +324,7 @@ final class SimulatedCluster: BrokerOutput {
         var more = true
         while more {
             more = false
-            for name in workers.keys.sorted() where !(queued[workers[name]!.routingID] ?? []).isEmpty {
+            for name in workers.keys.sorted() where workers[name]?.cutOff == nil && !(queued[workers[name]!.routingID] ?? []).isEmpty {
                 deliver(to: name)
                 more = true
             }
@@ -212,8 +334,10 @@ final class SimulatedCluster: BrokerOutput {
     /// The worker's process dies: orders queued for it are lost, and the broker hears the connection drop.
     func kill(_ name: String) {
         guard let worker = workers[name], let record = core.byRoutingID[worker.routingID] else { return }
+        // Its pool still runs what its I/O thread read; the answers die with the connection.
+        if modelsLinks { runPoolUnanswered(name) }
         worker.connected = false
-        queued[worker.routingID] = []
+        clearQueue(worker.routingID)
         core.connectionDropped(fileDescriptor: record.fileDescriptor ?? -1, now: clock)
     }
 
@@ -231,9 +355,10 @@ final class SimulatedCluster: BrokerOutput {
     @discardableResult
     func runNextThenCutOff(_ name: String) -> Bool {
         guard let worker = workers[name], var orders = queued[worker.routingID], !orders.isEmpty else { return false }
-        let (order, epoch) = orders.removeFirst()
+        let (order, epoch, grant) = orders.removeFirst()
         queued[worker.routingID] = orders
-        _ = worker.run(order, brokerEpoch: epoch)
+        inPool[worker.routingID] = max(0, (inPool[worker.routingID] ?? 0) - 1)
+        _ = worker.run(order, brokerEpoch: epoch, grant: grant)
         // Cut off: what its store evicted never reaches the broker.
         _ = worker.takeEvictions()
         kill(name)
@@ -270,7 +395,7 @@ final class SimulatedWorker {
     let name: String
     let routingID: [UInt8]
     let store: LayoutStore
-    let jobs: ClusterJobHandler
+    private(set) var jobs: ClusterJobHandler
     let brokerJobs = BrokerJobDesk()
     var connected = true
     /// The protocol its READY declares.
@@ -279,6 +404,12 @@ final class SimulatedWorker {
     var directEndpoint: String?
     /// Keys it was told to stop answering direct reads of (FENCE).
     let fences = DirectReadFences()
+    /// Its clock, read lease and heartbeats, when it has a direct endpoint (`SimulatedDirectReads`).
+    private(set) var directSide: SimulatedDirectSide?
+    /// Its link to the broker is cut (a partition, or a pause of its I/O thread) while clients still
+    /// reach its direct endpoint; nil when the link works. Orders wait; its heartbeats are held until the
+    /// link heals, or lost.
+    var cutOff: CutLink?
     /// Whether its queue is full for rebuilds: RESTORE answered `busy`, nothing changed.
     var refusesRestores = false
     /// How many RESTOREs it refuses next (a queue full for a while).
@@ -307,6 +438,11 @@ final class SimulatedWorker {
         self.jobs = jobs
     }
 
+    func attach(_ side: SimulatedDirectSide) {
+        directSide = side
+        jobs.lease = side.lease
+    }
+
     func takeEvictions() -> [ReadyInfo.KeyVersion] {
         evictions.entries.withLock { taken in
             defer { taken = [] }
@@ -325,7 +461,7 @@ final class SimulatedWorker {
 
     /// Runs one order from the broker of `brokerEpoch` (a HEARTBEAT carries it); the token and reply for
     /// requests, rebuilds and snapshots.
-    func run(_ order: WorkerOrder, brokerEpoch epochOfSender: UInt64 = 0) -> (RequestToken, ReplyBody)? {
+    func run(_ order: WorkerOrder, brokerEpoch epochOfSender: UInt64 = 0, grant: LeaseGrant? = nil) -> (RequestToken, ReplyBody)? {
         switch order {
         case .request(let token, let body, let caller):
             // The caller's frame as the worker reads it off the wire.
@@ -358,6 +494,7 @@ final class SimulatedWorker {
             return (token, ReplyBody(FenceRequest.done))
         case .heartbeat:
             brokerEpoch = epochOfSender
+            if let grant { directSide?.granted(grant) }
             return nil
         case .disconnect:
             return nil
