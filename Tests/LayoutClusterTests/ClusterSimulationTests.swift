@@ -25,7 +25,9 @@ struct ClusterSimulationTests {
     /// Seeds that once found a defect (each fixed, most with a unit test of its own): run in every sweep,
     /// CI's included, so that none comes back. Those found before the simulation modelled direct reads
     /// keep the walk they were found with (`Simulation.directReads`).
-    static let regressionSeeds: [UInt64] = Array(foundBeforeEvictions).sorted() + [2700, 8020, 14062, 28111, 200980, 202810, 218431, 255326, 282887]
+    static let regressionSeeds: [UInt64] = Array(foundBeforeEvictions).sorted() + [2700, 8020, 14062, 28111, 200980, 202810, 218431, 255326, 282887] + foundWithDirectReads
+    /// Those found since the simulation modelled direct reads: they keep direct reads in their walk.
+    static let foundWithDirectReads: [UInt64] = [173317, 328772]
     /// Those found before the simulation's stores evicted: they keep the stores they were found with.
     static let foundBeforeEvictions: Set<UInt64> = [659, 902, 1290, 1400, 2702, 2842, 3151, 3194, 3199, 5138, 6297, 11392, 17239, 67458, 68675, 276287]
     /// One seed alone (`LAYOUTD_SIM_SEED`), to replay a failure with its whole history.
@@ -146,7 +148,7 @@ struct Simulation {
         cluster = SimulatedCluster(
             journaled: seed % 2 == 0, dropGraceNanos: (seed / 2) % 2 == 1 ? 2_000_000_000 : 0, workerStoreBytes: evicting ? 2_000 : 1 << 30
         )
-        directReads = seed % 4 != 3 && !ClusterSimulationTests.regressionSeeds.contains(seed)
+        directReads = seed % 4 != 3 && (ClusterSimulationTests.foundWithDirectReads.contains(seed) || !ClusterSimulationTests.regressionSeeds.contains(seed))
         names = directReads ? ["a", "b", "c", "d"] : ["a", "b", "c"]
         guard directReads else {
             for name in names { cluster.join(name) }

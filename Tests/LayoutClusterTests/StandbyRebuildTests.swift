@@ -133,6 +133,43 @@ import Testing
         #expect(cluster.replyBytes(for: query) == frames)
     }
 
+    /// Simulator, seeds 328772 and 173317: the owner applied a change and was cut off before answering;
+    /// the standby's worker built its copy (stamped with the raised epoch) and was cut off too. The key
+    /// went back to its epoch from before the standby, the owner's newer copy was taken back under its
+    /// old stamp, and the standby's copy, back later, outranked it by epoch: a change read, then rolled
+    /// back. The key now keeps the raised epoch, so the owner's copy is rebuilt instead of taken back,
+    /// and the standby's copy, back later, is older than the key and goes.
+    @Test func aStandbyCutOffWithItsCopyNeverOutranksTheKeyLater() throws {
+        let (cluster, _, owner, other) = try feedChangedOnce(dropGraceNanos: Self.grace)
+        let key = LayoutKey(name: "feed")
+        let change = cluster.request(updateBody("feed", insert: "unknown"))
+        #expect(cluster.runNextThenCutOff(owner))
+        #expect((cluster.reply(for: change)?["error"] as? [String: Any])?["code"] as? String == "unavailable")
+        let standbyEpoch = try #require(cluster.core.keys[key]?.epoch)
+        // The standby's worker builds its copy and is cut off before the answer leaves.
+        while let next = cluster.orders(to: other).first, !next.isRestore { cluster.deliver(to: other, limit: 1) }
+        #expect(cluster.runNextThenCutOff(other))
+        #expect(cluster.workers[other]?.store.summaries().first?.epoch == standbyEpoch)
+        #expect(cluster.core.keys[key]?.epoch == standbyEpoch, "its copy may come back: the key keeps the epoch it was stamped with")
+
+        cluster.join(owner)
+        cluster.deliverAll()
+        let query = cluster.request(queryBody("feed", id: "after"))
+        cluster.deliverAll()
+        #expect(cluster.reply(for: query)?["ok"] as? Bool == true)
+        let read = try #require(cluster.core.keys[key]).version
+
+        cluster.join(other)
+        cluster.deliverAll()
+        let record = try #require(cluster.core.keys[key])
+        #expect(record.version == read, "the standby's copy, back, does not replace the key's")
+        #expect(try #require(cluster.workers[other]?.store.summaries().first.map(\.epoch) ?? 0) <= record.epoch || !cluster.keeps(other))
+        #expect([owner, other].filter { cluster.keeps($0) }.count == 1)
+        let next = cluster.request(updateBody("feed", insert: "next"))
+        cluster.deliverAll()
+        #expect((cluster.reply(for: next)?["result"] as? [String: Any])?["version"] as? Int == read + 1)
+    }
+
     @Test func aStandbysWorkerLostMeanwhileLeavesTheKeyToBePlacedAsAfterADeath() throws {
         let cluster = SimulatedCluster(dropGraceNanos: Self.grace)
         for name in ["a", "b", "c"] { cluster.join(name) }

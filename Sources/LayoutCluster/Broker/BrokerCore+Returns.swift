@@ -83,11 +83,17 @@ extension BrokerCore {
     /// The key's standby is not used (failed, its worker gone, its copy evicted): a copy it made there, or
     /// an earlier one's, is released, and the key stands at the epoch it had before the standby was sent,
     /// so that its owner's copy is still taken back when it returns.
+    ///
+    /// Not when the standby's worker is gone: it may only be cut off, and come back with the standby's
+    /// copy, stamped with the raised epoch, which no RELEASE reached. Lowered, the key's epoch would rank
+    /// that copy above the owner's, even one with a later change taken back meanwhile, and the stale
+    /// copy would replace it (simulator, seed 328772: a change read, then rolled back). The key keeps
+    /// the raised epoch: its owner's copy is then rebuilt rather than taken back.
     func dropStandby(of record: KeyRecord) {
         guard let standby = record.standby else { return }
         record.standby = nil
         if (standby.ready || standby.releasesEarlierCopy), standby.worker.isConnected { release([record.key], at: standby.worker) }
-        if standby.token != nil { assignEpoch(record, standby.before.epoch) }
+        if standby.token != nil, standby.worker.isConnected { assignEpoch(record, standby.before.epoch) }
     }
 
     /// A worker reported `entry` for a key waiting for a return: taken back when its copy is the one the
