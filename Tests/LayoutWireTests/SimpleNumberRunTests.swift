@@ -133,3 +133,13 @@ import Testing
         #expect(decodingError(body)?.message.hasSuffix("at byte \(offset)") == true, "\(String(describing: decodingError(body)))")
     }
 }
+
+@Suite struct SizeRuleTests {
+    @Test(arguments: [SizeRule.nonNegative, .positive])
+    func theLowestAcceptedValueAgreesWithTheRule(rule: SizeRule) {
+        let values: [Double] = [-1, -.leastNonzeroMagnitude, -0.0, 0, .leastNonzeroMagnitude, .leastNormalMagnitude, 1, .infinity, -.infinity]
+        for value in values {
+            #expect((value >= rule.lowestAccepted) == rule.accepts(value), "\(value)")
+        }
+    }
+}

@@ -21,7 +21,8 @@ struct ColumnBuffer<Element: BitwiseCopyable>: ~Copyable {
     mutating func append(_ element: Element) {
         if count == capacity { grow() }
         base[count] = element
-        count += 1
+        // Wrapping: count stays below capacity, an allocated size.
+        count &+= 1
     }
 
     /// Appends `element` `repetitions` times.
