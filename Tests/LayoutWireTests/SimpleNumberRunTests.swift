@@ -143,3 +143,19 @@ import Testing
         }
     }
 }
+
+@Suite struct ColumnBufferTests {
+    @Test(arguments: [16, 512])
+    func keepsEveryElementInOrderAcrossChunks(chunkCapacity: Int) {
+        var buffer = ColumnBuffer<Double>(chunkCapacity: chunkCapacity)
+        #expect(buffer.count == 0)
+        for value in 0..<1500 { buffer.append(Double(value)) }
+        buffer.append(repeating: -1, count: 40)
+        #expect(buffer.count == 1540)
+        #expect(buffer.array() == (0..<1500).map(Double.init) + Array(repeating: -1, count: 40))
+    }
+
+    @Test func anEmptyBufferGivesAnEmptyArray() {
+        #expect(ColumnBuffer<Bool>().array().isEmpty)
+    }
+}
