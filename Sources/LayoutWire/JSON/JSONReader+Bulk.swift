@@ -7,7 +7,7 @@ extension JSONReader {
     /// exponent. Returns nil, consuming nothing, for anything else (the general path decides).
     @inline(__always)
     mutating func readSimpleNumber() -> Double? {
-        // A simple number with its terminator spans at most 19 bytes; with 32 left, no read needs a
+        // A simple number with its terminator spans at most 21 bytes; with 32 left, no read needs a
         // bounds check. Near the end of the body the general path takes over.
         guard let base = bytes.baseAddress, bytes.count &- offset >= 32 else { return nil }
         guard let number = Self.simpleNumber(at: offset, in: base) else { return nil }
@@ -22,7 +22,7 @@ extension JSONReader {
     /// most 15 fraction digits; one IEEE division rounds the exact quotient correctly.
     @inline(__always)
     static func simpleNumber(at index: Int, in base: UnsafeRawPointer) -> (value: Double, end: Int)? {
-        // Wrapping arithmetic: every loop stops by the 17th digit, so indices stay below `index + 19`.
+        // Wrapping arithmetic: the loops stop by the 17th digit, so indices stay below `index + 21`.
         var i = index
         var c = base.load(fromByteOffset: i, as: UInt8.self)
         let isNegative = c == UInt8(ascii: "-")
@@ -37,7 +37,12 @@ extension JSONReader {
             c = base.load(fromByteOffset: i, as: UInt8.self)
             if c &- UInt8(ascii: "0") < 10 { return nil }
         } else if c &- UInt8(ascii: "1") < 9 {
+            // Two digits a turn, so the length is checked half as often; it stops by the 17th digit.
             repeat {
+                mantissa = mantissa &* 10 &+ Int64(c &- UInt8(ascii: "0"))
+                i &+= 1
+                c = base.load(fromByteOffset: i, as: UInt8.self)
+                guard c &- UInt8(ascii: "0") < 10 else { break }
                 mantissa = mantissa &* 10 &+ Int64(c &- UInt8(ascii: "0"))
                 i &+= 1
                 c = base.load(fromByteOffset: i, as: UInt8.self)
@@ -61,7 +66,7 @@ extension JSONReader {
             fractionDigits = i &- fractionStart
             digits &+= fractionDigits
         }
-        // More than 15 digits (the loops stop at 16, so the byte after may still be a digit), or an
+        // More than 15 digits (the loops stop at 16 or 17, so the byte after may still be a digit), or an
         // exponent: the general path.
         guard digits <= 15, c &- UInt8(ascii: "0") >= 10, c | 0x20 != UInt8(ascii: "e") else { return nil }
         var value = Double(mantissa)

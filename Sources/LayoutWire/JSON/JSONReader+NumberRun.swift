@@ -12,7 +12,7 @@ extension JSONReader {
     /// (offset there), which may be the first.
     @inline(__always)
     mutating func appendSimpleNumbers(to values: inout ColumnBuffer<Double>, rule: SizeRule) -> Bool {
-        // `simpleNumber` reads at most 19 bytes; 32 left rule out any read past the body.
+        // `simpleNumber` reads at most 21 bytes; 32 left rule out any read past the body.
         guard let base = bytes.baseAddress else { return false }
         let last = bytes.count &- 32
         var i = offset
