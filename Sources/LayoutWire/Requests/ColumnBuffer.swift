@@ -12,8 +12,8 @@ struct ColumnBuffer<Element: BitwiseCopyable>: ~Copyable {
     private let chunkCapacity: Int
     private var chunkCount = 0
 
-    /// A buffer moving its elements `chunkCapacity` at a time (a column few items set can take a
-    /// small one).
+    /// A buffer moving its elements `chunkCapacity` at a time. 512 keeps a chunk of doubles at 4 KB,
+    /// and a move's fixed cost small beside its elements'.
     init(chunkCapacity: Int = 512) {
         self.chunkCapacity = Swift.max(16, chunkCapacity)
         chunk = .allocate(capacity: self.chunkCapacity)
