@@ -5,16 +5,25 @@
 extension JSONReader {
     /// A plain number at `offset`: optional minus, at most 15 digits in all, optional fraction, no
     /// exponent. Returns nil, consuming nothing, for anything else (the general path decides).
+    @inline(__always)
+    mutating func readSimpleNumber() -> Double? {
+        // A simple number with its terminator spans at most 21 bytes; with 32 left, no read needs a
+        // bounds check. Near the end of the body the general path takes over.
+        guard let base = bytes.baseAddress, bytes.count &- offset >= 32 else { return nil }
+        guard let number = Self.simpleNumber(at: offset, in: base) else { return nil }
+        offset = number.end
+        return number.value
+    }
+
+    /// The simple number starting at `index` and the index just after it, or nil. The caller
+    /// guarantees 32 readable bytes from `index`.
     ///
     /// Exact: 15 digits stay below 2^53, so the mantissa is an exact double, and so is 10^k for the at
     /// most 15 fraction digits; one IEEE division rounds the exact quotient correctly.
     @inline(__always)
-    mutating func readSimpleNumber() -> Double? {
-        // A simple number with its terminator spans at most 18 bytes; with 32 left, no read needs a
-        // bounds check. Near the end of the body the general path takes over.
-        guard let base = bytes.baseAddress, bytes.count &- offset >= 32 else { return nil }
-        // Wrapping arithmetic: indices and digit counts are bounded by the 32 bytes checked above.
-        var i = offset
+    static func simpleNumber(at index: Int, in base: UnsafeRawPointer) -> (value: Double, end: Int)? {
+        // Wrapping arithmetic: the loops stop by the 17th digit, so indices stay below `index + 21`.
+        var i = index
         var c = base.load(fromByteOffset: i, as: UInt8.self)
         let isNegative = c == UInt8(ascii: "-")
         if isNegative {
@@ -28,7 +37,12 @@ extension JSONReader {
             c = base.load(fromByteOffset: i, as: UInt8.self)
             if c &- UInt8(ascii: "0") < 10 { return nil }
         } else if c &- UInt8(ascii: "1") < 9 {
+            // Two digits a turn, so the length is checked half as often; it stops by the 17th digit.
             repeat {
+                mantissa = mantissa &* 10 &+ Int64(c &- UInt8(ascii: "0"))
+                i &+= 1
+                c = base.load(fromByteOffset: i, as: UInt8.self)
+                guard c &- UInt8(ascii: "0") < 10 else { break }
                 mantissa = mantissa &* 10 &+ Int64(c &- UInt8(ascii: "0"))
                 i &+= 1
                 c = base.load(fromByteOffset: i, as: UInt8.self)
@@ -43,21 +57,21 @@ extension JSONReader {
             let fractionStart = i
             c = base.load(fromByteOffset: i, as: UInt8.self)
             guard c &- UInt8(ascii: "0") < 10 else { return nil }
+            // Bounded by the digits in all, so a long fraction after a long integer part stops in time.
             repeat {
                 mantissa = mantissa &* 10 &+ Int64(c &- UInt8(ascii: "0"))
                 i &+= 1
                 c = base.load(fromByteOffset: i, as: UInt8.self)
-            } while c &- UInt8(ascii: "0") < 10 && i &- fractionStart < 16
+            } while c &- UInt8(ascii: "0") < 10 && i &- fractionStart &+ digits < 16
             fractionDigits = i &- fractionStart
             digits &+= fractionDigits
         }
-        // More than 15 digits (the loops stop at 16, so the byte after may still be a digit), or an
+        // More than 15 digits (the loops stop at 16 or 17, so the byte after may still be a digit), or an
         // exponent: the general path.
         guard digits <= 15, c &- UInt8(ascii: "0") >= 10, c | 0x20 != UInt8(ascii: "e") else { return nil }
-        offset = i
         var value = Double(mantissa)
-        if fractionDigits > 0 { value /= Self.exactPowerOfTen(fractionDigits) }
-        return isNegative ? -value : value
+        if fractionDigits > 0 { value /= exactPowerOfTen(fractionDigits) }
+        return (isNegative ? -value : value, i)
     }
 
     /// Consumes the member name `quoted` (its quotes included, plain ASCII, no escapes) if it starts

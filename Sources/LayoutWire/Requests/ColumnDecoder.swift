@@ -11,14 +11,18 @@ enum ColumnDecoder {
         // The path of an element is built only if it turns out to be bad.
         do throws(WireError) {
             repeat {
-                // `fastSize` written out: the compiler does not inline it here, and the call cost a
-                // tenth of the loop's instructions.
-                reader.skipWhitespace()
-                if let value = reader.readSimpleNumber() {
-                    guard rule.accepts(value) else { throw WireError(.invalidRequest, rule.message(for: value)) }
-                    values.append(value)
-                } else {
-                    values.append(try size(&reader, rule: rule))
+                // Compact runs of simple numbers in one loop; it stops before any element it leaves to
+                // the general reading below, which also skips whitespace and reports errors.
+                if !reader.appendSimpleNumbers(to: &values, rule: rule) {
+                    // `fastSize` written out: the compiler does not inline it here, and the call cost
+                    // a tenth of the loop's instructions.
+                    reader.skipWhitespace()
+                    if let value = reader.readSimpleNumber() {
+                        guard rule.accepts(value) else { throw WireError(.invalidRequest, rule.message(for: value)) }
+                        values.append(value)
+                    } else {
+                        values.append(try size(&reader, rule: rule))
+                    }
                 }
                 // The usual separator, without the general call.
                 if reader.peek() == UInt8(ascii: ",") {

@@ -7,9 +7,9 @@ import LayoutEngine
 struct ItemColumnsBuilder: ~Copyable {
     private(set) var count = 0
     private var heights = ColumnBuffer<Double>()
-    private var aspectRatios = ColumnBuffer<Double>(capacity: 16)
-    private var widths = ColumnBuffer<Double>(capacity: 16)
-    private var spans = ColumnBuffer<Bool>(capacity: 16)
+    private var aspectRatios = ColumnBuffer<Double>()
+    private var widths = ColumnBuffer<Double>()
+    private var spans = ColumnBuffer<Bool>()
     /// Which columns exist: bit 0 heights, 1 aspect ratios, 2 widths, 3 spans.
     private var present: UInt8 = 0
 

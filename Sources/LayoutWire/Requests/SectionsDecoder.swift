@@ -61,6 +61,15 @@ enum SizeRule {
         }
     }
 
+    /// The least value `accepts` takes: for every number (not NaN), `accepts(v) == (v >= lowestAccepted)`.
+    /// -0 passes `>= 0`, as it passes `nonNegative`.
+    var lowestAccepted: Double {
+        switch self {
+        case .nonNegative: return 0
+        case .positive: return .leastNonzeroMagnitude
+        }
+    }
+
     func message(for value: Double) -> String {
         switch self {
         case .nonNegative: return "must be a number >= 0, not \(value)"
