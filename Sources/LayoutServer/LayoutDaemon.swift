@@ -60,17 +60,21 @@ public struct LayoutDaemon: Service {
         }
         let mailbox = try Mailbox<IOMessage>()
         let journal = try openJournal(stats: stats)
+        let audience = EventAudience()
         let publish: @Sendable (StoreChange) -> Void = { change in
+            // Nobody subscribes (any more): libzmq would drop the event; it is not made.
+            guard audience.isListening else { return }
             let (namespace, event) = change.event
             mailbox.post(.event(namespace: namespace, topic: event.topic, body: event.body))
         }
         // With a journal, a change's events wait for the change to be written (`EventGate`).
         let events = journal == nil ? nil : EventGate(publish: publish)
         let store = LayoutStore(capacityBytes: configuration.storeCapacityBytes, backing: journal == nil ? .memoryOnly : .journal) { change in
+            guard audience.isListening else { return }
             if let events { events.accept(change) } else { publish(change) }
         }
         let durable = journal.map { DurableLayouts(journal: $0, store: store, events: events, limits: self.configuration.inputLimits, stats: stats, logger: self.logger) }
-        let handler = RequestHandler(store: store, stats: stats, limits: configuration.inputLimits, startedAt: Date(), durable: durable)
+        let handler = RequestHandler(store: store, stats: stats, limits: configuration.inputLimits, startedAt: Date(), durable: durable, audience: audience)
         let pool = WorkerPool(workers: configuration.resolvedWorkers, queueCapacity: configuration.queueCapacity, handler: handler, stats: stats) { reply in
             mailbox.post(.reply(reply))
         }
@@ -102,7 +106,8 @@ public struct LayoutDaemon: Service {
                     },
                     isIdle: { pool.isIdle },
                     access: access,
-                    health: health
+                    health: health,
+                    audience: audience
                 )
             } catch {
                 bound.set(.failure(ServerError("cannot bind: \(error)")))

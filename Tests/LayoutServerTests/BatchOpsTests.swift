@@ -52,6 +52,27 @@ import ZeroMQ
         #expect((event.body["sections"] as? [String: Any])?["inserts"] as? [Int] == [])
     }
 
+    /// With nobody subscribed a change makes no event (`EventAudience`), and its reply is the same; a
+    /// subscriber counted in stats receives the next change's event, at the next version.
+    @Test func anUpdateNobodySubscribesToMakesNoEventAndTheNextSubscriberSeesTheNext() throws {
+        let daemon = try TestDaemon()
+        try prepareFeed(daemon)
+        let unheard = try daemon.call(#"{"v":1,"id":"u","op":"update","layout":"feed","ifVersion":1,"updates":[{"insert":[0,5],"item":{"id":"f","height":60}}]}"#)
+        #expect(unheard.ok)
+        #expect(unheard.result["version"] as? Int == 2)
+        #expect((unheard.result["inserts"] as? [[Int]]) == [[0, 5]])
+        #expect(try daemon.stats()["eventsPublished"] as? Int == 0)
+
+        let events = try subscribe(daemon, "batch:feed")
+        let heard = try daemon.call(#"{"v":1,"id":"u","op":"update","layout":"feed","ifVersion":2,"updates":[{"insert":[0,6],"item":{"id":"g","height":70}}]}"#)
+        #expect(heard.ok)
+        let event = try TestDaemon.nextEvent(events)
+        #expect(event.topic == "batch:feed")
+        #expect(event.body["version"] as? Int == 3)
+        #expect((event.body["inserts"] as? [[Int]]) == [[0, 6]])
+        #expect(try daemon.stats()["eventsPublished"] as? Int == 1)
+    }
+
     /// `layoutDirection` is read by `prepare` only; `bounds`, `update` and `diff` keep the layout's.
     @Test(arguments: Topology.all) func aRightToLeftLayoutStaysRightToLeftThroughBoundsUpdateAndDiff(_ topology: Topology) throws {
         let daemon = try TestDaemon(topology)

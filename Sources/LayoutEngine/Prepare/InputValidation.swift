@@ -104,15 +104,17 @@ extension LayoutInput {
     @inline(__always)
     static func isLength(_ value: Double) -> Bool { value >= 0 && value <= maxLength }
 
-    static func requireNonNegative(_ value: Double, _ path: String) throws(LayoutError) {
+    /// The path is made only for an error: callers interpolate it, and an update checks its items on
+    /// every request.
+    static func requireNonNegative(_ value: Double, _ path: @autoclosure () -> String) throws(LayoutError) {
         guard isLength(value) else {
-            throw LayoutError(.invalidRequest, "must be a number from 0 to \(maxLength), not \(value)", path: path)
+            throw LayoutError(.invalidRequest, "must be a number from 0 to \(maxLength), not \(value)", path: path())
         }
     }
 
-    static func requirePositive(_ value: Double, _ path: String) throws(LayoutError) {
+    static func requirePositive(_ value: Double, _ path: @autoclosure () -> String) throws(LayoutError) {
         guard value > 0, value <= maxLength else {
-            throw LayoutError(.invalidRequest, "must be a number > 0 and at most \(maxLength), not \(value)", path: path)
+            throw LayoutError(.invalidRequest, "must be a number > 0 and at most \(maxLength), not \(value)", path: path())
         }
     }
 

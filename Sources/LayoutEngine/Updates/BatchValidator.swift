@@ -226,10 +226,11 @@ struct BatchValidator {
     // MARK: Contents
 
     /// New sizing must obey the same rules as a prepared input's (`invalid_request`, at the item's field).
-    static func validate(_ sizing: ItemSizing, path: String) throws(LayoutError) {
-        if let h = sizing.height { try LayoutInput.requireNonNegative(h, "\(path).height") }
-        if let r = sizing.aspectRatio { try LayoutInput.requirePositive(r, "\(path).aspectRatio") }
-        if let w = sizing.width { try LayoutInput.requireNonNegative(w, "\(path).width") }
+    /// `path` is made only for an error (an `update`'s every insert and reload comes through here).
+    static func validate(_ sizing: ItemSizing, path: @autoclosure () -> String) throws(LayoutError) {
+        if let h = sizing.height { try LayoutInput.requireNonNegative(h, "\(path()).height") }
+        if let r = sizing.aspectRatio { try LayoutInput.requirePositive(r, "\(path()).aspectRatio") }
+        if let w = sizing.width { try LayoutInput.requireNonNegative(w, "\(path()).width") }
     }
 
     /// A new section must be one `prepare` would accept in this layout; errors point into the update.

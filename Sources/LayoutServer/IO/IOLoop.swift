@@ -18,6 +18,8 @@ final class IOLoop {
     private let isIdle: () -> Bool
     private let health: DaemonHealth
     private let stats: ServerStats
+    /// Told whether anyone subscribes, so that changes nobody subscribes to make no event.
+    private let audience: EventAudience?
     private let logger: Logger
     private let graceSeconds: Double
     /// Bodies larger than this are answered `too_large` here, without a worker (`limits.maxMessageBytes`).
@@ -42,7 +44,8 @@ final class IOLoop {
         statsAnswer: @escaping (StatsRequestKind) -> [UInt8],
         isIdle: @escaping () -> Bool,
         access: AccessControl? = nil,
-        health: DaemonHealth = DaemonHealth()
+        health: DaemonHealth = DaemonHealth(),
+        audience: EventAudience? = nil
     ) throws {
         front = try Socket(.router, in: context)
         statsSocket = try Socket(.router, in: context)
@@ -69,6 +72,7 @@ final class IOLoop {
         self.isIdle = isIdle
         self.health = health
         self.stats = stats
+        self.audience = audience
         self.logger = logger
         self.graceSeconds = configuration.shutdownGraceSeconds
         self.maxMessageBytes = configuration.maxMessageBytes
@@ -265,6 +269,8 @@ final class IOLoop {
             } else if kind == 0, let count = subscriptions[topic] {
                 subscriptions[topic] = count > 1 ? count - 1 : nil
             }
+            // Before stats report the subscription: a client that waits for it there gets every later event.
+            audience?.setListening(!subscriptions.isEmpty)
             stats.setSubscribers(subscriptions.values.reduce(0, +))
         }
         return true

@@ -43,7 +43,10 @@ struct BatchOps {
     /// so that versions stay one per change a client asked for).
     private func publish(id: RequestID?, from entry: LayoutStore.Entry, layout: PreparedLayout, batch: NormalizedBatch) throws(WireError) -> (ReplyBody, KeptChange?) {
         handler.stats.recordItemsPrepared(layout.itemCount)
-        let version = try handler.keep(layout, key: key, cause: .batch(BatchEncoding.members(of: batch)), expectedVersion: entry.version)
+        // The event's members only when someone may receive them: encoding them is a good part of an
+        // update's cost (docs/BENCHMARKS.md, "Where the daemon's time goes").
+        let members = handler.audience?.isListening ?? true ? BatchEncoding.members(of: batch) : nil
+        let version = try handler.keep(layout, key: key, cause: .batch(members), expectedVersion: entry.version)
         let body = ReplyBody.success(id: id, result: BatchResult(layout: key.name, version: version, batch: batch, contentSize: layout.contentSize))
         return (body, .changed(key, version: version, layout: layout))
     }

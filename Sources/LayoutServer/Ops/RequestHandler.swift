@@ -24,11 +24,14 @@ public struct RequestHandler: JobHandler {
     let decoder = RequestDecoder()
     /// The journal behind the store; nil without one (and on a replay's private store).
     let durable: DurableLayouts?
+    /// Whether anyone subscribes to events; nil (a cluster worker, a replay) when they are always made.
+    let audience: EventAudience?
     /// What `ping` lists, made once rather than per ping.
     private static let layoutNames = LayoutKind.allCases.map(\.rawValue)
 
-    public init(store: LayoutStore, stats: ServerStats, limits: InputLimits, startedAt: Date, durable: DurableLayouts? = nil) {
+    public init(store: LayoutStore, stats: ServerStats, limits: InputLimits, startedAt: Date, durable: DurableLayouts? = nil, audience: EventAudience? = nil) {
         self.store = store
+        self.audience = audience
         self.durable = durable
         self.stats = stats
         self.options = PrepareOptions(limits: limits)

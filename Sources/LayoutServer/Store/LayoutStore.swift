@@ -17,8 +17,9 @@ public enum StoreCause: Sendable {
     case prepare
     /// A bounds size change: publishes `invalidated` with reason `bounds`.
     case bounds
-    /// A batch update or diff: publishes `batch` with these pre-encoded members.
-    case batch([EncodedMember])
+    /// A batch update or diff: publishes `batch` with these pre-encoded members; nil publishes nothing
+    /// (nobody subscribed when the change was made, so its members were not encoded: `EventAudience`).
+    case batch([EncodedMember]?)
 }
 
 /// The prepared layouts kept under their keys, bounded in bytes; the least recently used go first.
@@ -134,8 +135,10 @@ public final class LayoutStore: Sendable {
                 }
             case .bounds:
                 onChange(.invalidated(key: key, version: version, reason: .bounds, contentSize: layout.contentSize))
-            case .batch(let members):
+            case .batch(let members?):
                 onChange(.batch(key: key, version: version, members: members, contentSize: layout.contentSize))
+            case .batch(nil):
+                break
             }
             evictOverflow(&state, keeping: key)
             return .stored(version: version)

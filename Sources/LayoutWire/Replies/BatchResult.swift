@@ -21,7 +21,7 @@ public struct BatchResult: WireResult, Sendable {
         writer.write(layout)
         writer.write(raw: ",\"version\":")
         writer.write(version)
-        writer.write(members: BatchEncoding.members(of: batch))
+        BatchEncoding.write(batch, into: &writer)
         writer.write(raw: ",\"contentSize\":")
         writer.write(contentSize)
         writer.write(byte: UInt8(ascii: "}"))
@@ -32,25 +32,52 @@ public struct BatchResult: WireResult, Sendable {
 
 /// The members of a normalized batch, encoded once for both the reply and the `batch` event.
 public enum BatchEncoding {
-    /// `deletes`, `inserts`, `moves`, `reloads`, `sections`, each a complete JSON value.
+    /// `deletes`, `inserts`, `moves`, `reloads`, `sections`, each a complete JSON value (what a `batch`
+    /// event carries).
     public static func members(of batch: NormalizedBatch) -> [EncodedMember] {
-        [
-            EncodedMember(name: "deletes", json: paths(batch.deletes)),
-            EncodedMember(name: "inserts", json: paths(batch.inserts)),
-            EncodedMember(name: "moves", json: moves(batch.moves)),
-            EncodedMember(name: "reloads", json: paths(batch.reloads)),
-            EncodedMember(name: "sections", json: sections(batch.sections)),
+        func member(_ name: String, _ write: (inout JSONWriter) -> Void) -> EncodedMember {
+            var writer = JSONWriter(capacity: 2 + 24 * batch.changeCount)
+            write(&writer)
+            return EncodedMember(name: name, json: writer.finish())
+        }
+        return [
+            member("deletes") { paths(batch.deletes, into: &$0) },
+            member("inserts") { paths(batch.inserts, into: &$0) },
+            member("moves") { moves(batch.moves, into: &$0) },
+            member("reloads") { paths(batch.reloads, into: &$0) },
+            member("sections") { sections(batch.sections, into: &$0) },
         ]
     }
 
-    private static func paths(_ paths: [ItemPath]) -> [UInt8] {
-        var writer = JSONWriter(capacity: 2 + 16 * paths.count)
-        writer.write(paths.map { ItemIndexPath(section: $0.section, item: $0.item) })
-        return writer.finish()
+    /// The same members written straight into `writer`, each after a comma, as `JSONWriter.write(members:)`
+    /// writes `members(of:)`: the bytes are the same, without the five arrays a reply would make and drop.
+    public static func write(_ batch: NormalizedBatch, into writer: inout JSONWriter) {
+        writer.write(raw: ",\"deletes\":")
+        paths(batch.deletes, into: &writer)
+        writer.write(raw: ",\"inserts\":")
+        paths(batch.inserts, into: &writer)
+        writer.write(raw: ",\"moves\":")
+        moves(batch.moves, into: &writer)
+        writer.write(raw: ",\"reloads\":")
+        paths(batch.reloads, into: &writer)
+        writer.write(raw: ",\"sections\":")
+        sections(batch.sections, into: &writer)
     }
 
-    private static func moves(_ moves: [NormalizedBatch.Move]) -> [UInt8] {
-        var writer = JSONWriter(capacity: 2 + 40 * moves.count)
+    private static func paths(_ paths: [ItemPath], into writer: inout JSONWriter) {
+        writer.write(byte: UInt8(ascii: "["))
+        for (index, path) in paths.enumerated() {
+            if index > 0 { writer.write(byte: UInt8(ascii: ",")) }
+            writer.write(byte: UInt8(ascii: "["))
+            writer.write(path.section)
+            writer.write(byte: UInt8(ascii: ","))
+            writer.write(path.item)
+            writer.write(byte: UInt8(ascii: "]"))
+        }
+        writer.write(byte: UInt8(ascii: "]"))
+    }
+
+    private static func moves(_ moves: [NormalizedBatch.Move], into writer: inout JSONWriter) {
         writer.write(byte: UInt8(ascii: "["))
         for (index, move) in moves.enumerated() {
             if index > 0 { writer.write(byte: UInt8(ascii: ",")) }
@@ -65,11 +92,9 @@ public enum BatchEncoding {
             writer.write(raw: "]}")
         }
         writer.write(byte: UInt8(ascii: "]"))
-        return writer.finish()
     }
 
-    private static func sections(_ changes: NormalizedBatch.SectionChanges) -> [UInt8] {
-        var writer = JSONWriter(capacity: 96)
+    private static func sections(_ changes: NormalizedBatch.SectionChanges, into writer: inout JSONWriter) {
         writer.write(raw: "{\"deletes\":")
         integers(changes.deletes, into: &writer)
         writer.write(raw: ",\"inserts\":")
@@ -86,7 +111,6 @@ public enum BatchEncoding {
         writer.write(raw: "],\"reloads\":")
         integers(changes.reloads, into: &writer)
         writer.write(byte: UInt8(ascii: "}"))
-        return writer.finish()
     }
 
     private static func integers(_ values: [Int], into writer: inout JSONWriter) {
