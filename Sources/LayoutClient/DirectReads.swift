@@ -6,6 +6,10 @@ public enum DirectReads: Sendable, Hashable {
     /// doubt (no table, no entry, a timeout, `moved`, `behind`) it goes to the front endpoint instead. A
     /// single daemon answers `route` with `unknown_op`, after which the client never asks again.
     case automatic
+    /// As `automatic`, but each key's route is asked for alone (`route` with its `layout`) on its first
+    /// read, instead of the whole table: for short-lived clients that read a few keys of a large cluster,
+    /// such as layoutctl, where a table of every key would cost more than the reads it routes.
+    case automaticByKey
     /// Every request goes to the front endpoint, as before direct reads.
     case off
 }
@@ -49,7 +53,12 @@ struct RouteTable {
 /// What a client keeps to route reads by itself. Owned by its `LayoutClient`, on one thread.
 struct DirectRouter {
     /// Nil until fetched, and again after a `moved` or a timeout: the next read fetches it.
-    var table: RouteTable?
+    var table: RouteTable? {
+        didSet { if table == nil { keysLookedUp = [] } }
+    }
+    /// With `DirectReads.automaticByKey`: the keys whose route this table holds the answer for (an
+    /// entry, or none when the broker listed none).
+    var keysLookedUp: Set<String> = []
     /// Keys the table may be wrong about (prepared by this client since it was fetched): looked up
     /// alone before their next read.
     var keysToLookUp: Set<String> = []

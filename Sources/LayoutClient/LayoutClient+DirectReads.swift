@@ -5,7 +5,7 @@ extension LayoutClient {
     /// single daemon, or a broker that could not give one), no owner with a direct endpoint, a timeout,
     /// `moved` or `behind`. Other answers are the owner's, as the broker would have given them.
     func queryDirectly(key: String, fields: [String: Any]) throws(ClientError) -> Reply? {
-        guard directReads == .automatic, !router.frontHasNoRoutes, fields["namespace"] == nil else { return nil }
+        guard directReads != .off, !router.frontHasNoRoutes, fields["namespace"] == nil else { return nil }
         guard let entry = try routeEntry(for: key), let endpoint = entry.endpoint else { return nil }
         var fields = fields
         fields["epoch"] = entry.epoch
@@ -18,7 +18,8 @@ extension LayoutClient {
             router.table = nil
             return nil
         }
-        let reply = try Reply(body: body)
+        var reply = try Reply(body: body)
+        reply.directEndpoint = endpoint
         switch reply.error?.code {
         case .moved?:
             router.table = nil
@@ -34,14 +35,28 @@ extension LayoutClient {
     /// Remembers what a reply says of `key`'s version (reads and changes alike) and, after a `prepare`
     /// or `drop`, that the route table may be wrong about it.
     func noteVersion(of reply: Reply, key: String, op: String = "query") {
-        guard directReads == .automatic, reply.ok else { return }
+        // Only these replies' `version` is the key's: a `route` reply's is the table's, which, taken as the
+        // key's, made the next direct read ask for a version the key may never reach (`behind` each time).
+        guard directReads != .off, reply.ok, Self.opsNamingTheKeysVersion.contains(op) else { return }
         if let version = reply.result.int("version") { router.note(version: version, of: key) }
         if op == "prepare" || op == "drop" { router.keysToLookUp.insert(key) }
     }
 
+    private static let opsNamingTheKeysVersion: Set<String> = ["query", "prepare", "bounds", "update", "diff", "drop"]
+
     /// The table's entry for `key`: the table fetched first when there is none, the key looked up alone
     /// when this client changed who may own it.
     private func routeEntry(for key: String) throws(ClientError) -> RouteTable.Entry? {
+        if directReads == .automaticByKey {
+            if router.table == nil { router.table = RouteTable() }
+            if !router.keysLookedUp.contains(key) || router.keysToLookUp.contains(key) {
+                guard let alone = try fetchRoutes(layout: key) else { return nil }
+                router.table?.merge(alone, asked: [key])
+                router.keysLookedUp.insert(key)
+                router.keysToLookUp.remove(key)
+            }
+            return router.table?.entries[key]
+        }
         if router.table == nil {
             guard let table = try fetchRoutes(layout: nil) else { return nil }
             router.table = table

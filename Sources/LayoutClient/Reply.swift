@@ -13,6 +13,9 @@ public struct Reply {
     public let object: AnyJSONObject
     /// The reply body exactly as received, for callers that print it or decode it themselves.
     public let body: [UInt8]
+    /// The direct endpoint of the cluster worker that answered this read (`DirectReads`); nil when the
+    /// front endpoint did.
+    public internal(set) var directEndpoint: String?
 
     /// Reads a reply body.
     public init(body: [UInt8]) throws(ClientError) {

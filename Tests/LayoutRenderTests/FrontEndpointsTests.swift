@@ -17,6 +17,21 @@ struct FrontEndpointsTests {
         #expect(try GlobalOptions.parse(arguments).frontEndpoints == endpoints)
     }
 
+    @Test("--direct-reads is auto (each key looked up alone) unless turned off", arguments: [
+        ([], DirectReads.automaticByKey),
+        (["--direct-reads", "auto"], .automaticByKey),
+        (["--direct-reads", "off"], .off),
+    ])
+    func directReads(arguments: [String], expected: DirectReads) throws {
+        #expect(try GlobalOptions.parse(arguments).directReads == expected)
+    }
+
+    @Test("--direct-reads takes auto or off only", arguments: ["on", "", "AUTO", "automatic"])
+    func directReadsUsage(value: String) {
+        let error = #expect(throws: (any Error).self) { try Layoutctl.parseAsRoot(["--direct-reads", value, "ping"]) }
+        #expect(error.map(Layoutctl.exitCode(for:)) == .validationFailure)
+    }
+
     @Test("An empty endpoint in the list is a usage error", arguments: ["", ",", "tcp://a:5555,", ",tcp://a:5555", "tcp://a:5555,,tcp://b:5555"])
     func emptyEndpoint(value: String) {
         let error = #expect(throws: (any Error).self) { try Layoutctl.parseAsRoot(["--front", value, "ping"]) }

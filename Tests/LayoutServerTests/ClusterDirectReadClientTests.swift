@@ -47,6 +47,13 @@ import ZeroMQ
         #expect(after.ok && after.result.int("version") == 2)
         #expect(try brokerQueries(direct) == before)
 
+        // A key prepared after the table was fetched is looked up alone, and read at its owner too (the
+        // lookup's `version`, the table's, is not taken for the key's).
+        #expect(try client.prepare(key: "c-late", jobBytes: Array(mosaicJob(key: nil, count: 10).utf8)).ok)
+        let late = try client.query(key: "c-late", items: [ItemLocation(section: 0, item: 0)])
+        #expect(late.ok && late.result.int("version") == 1 && late.directEndpoint != nil, "\(late.object)")
+        #expect(try brokerQueries(direct) == before)
+
         // The same client with direct reads off asks the broker.
         let plain = try LayoutClient(endpoint: direct.cluster.broker.frontEndpoint, context: direct.context, timeout: .seconds(10), directReads: .off)
         #expect(try plain.query(key: keys[2], items: [ItemLocation(section: 0, item: 0)]).ok)
@@ -70,6 +77,36 @@ import ZeroMQ
                 #expect(reply.ok && reply.result.int("version") == 1, "\(key): \(reply.object)")
             }
         }
+    }
+
+    @Test func aClientThatLooksKeysUpAloneReadsAtTheOwnerToo() throws {
+        let direct = try DirectReadCluster(workers: ["direct-0"])
+        let keys = ["a-0", "a-1"]
+        let writer = try LayoutClient(endpoint: direct.cluster.broker.frontEndpoint, context: direct.context, timeout: .seconds(10), directReads: .off)
+        for key in keys { #expect(try writer.prepare(key: key, jobBytes: Array(mosaicJob(key: nil, count: 10).utf8)).ok) }
+        #expect(try writer.update(key: keys[0], updates: [["delete": [0, 0]]]).result.int("version") == 2)
+
+        // As layoutctl does: a client per command, each key's route asked for alone. Until the worker's
+        // first lease arrives its reads go to the broker, which is what this waits out.
+        func readOnce(_ key: String) throws -> Reply {
+            let client = try LayoutClient(
+                endpoints: [direct.cluster.broker.frontEndpoint], context: direct.context, timeout: .seconds(10), directReads: .automaticByKey)
+            return try client.query(key: key, items: [ItemLocation(section: 0, item: 0)])
+        }
+        let bound = Date().addingTimeInterval(20)
+        while try readOnce(keys[0]).directEndpoint == nil, Date() < bound { Thread.sleep(forTimeInterval: 0.02) }
+        let before = try brokerQueries(direct)
+        for (key, version) in zip(keys, [2, 1]) {
+            let reply = try readOnce(key)
+            #expect(reply.ok && reply.result.int("version") == version, "\(key): \(reply.object)")
+            #expect(reply.directEndpoint == direct.directEndpoints["direct-0"])
+        }
+        #expect(try brokerQueries(direct) == before, "the broker answered the route lookups, not the queries")
+
+        // A key the broker does not keep has no route: the query goes to the broker, which says so.
+        let unknown = try readOnce("nowhere")
+        #expect(unknown.error?.code == .unknownLayout && unknown.directEndpoint == nil)
+        #expect(try brokerQueries(direct) == before + 1)
     }
 
     @Test func aSingleDaemonIsAskedForRoutesOnce() throws {

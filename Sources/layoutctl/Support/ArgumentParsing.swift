@@ -31,6 +31,15 @@ enum ArgumentParsing {
         return endpoints
     }
 
+    /// `auto` or `off`: whether queries go to the owner of their layout in a cluster.
+    static func directReads(_ text: String) throws -> DirectReads {
+        switch text {
+        case "auto": return .automaticByKey
+        case "off": return .off
+        default: throw ValidationError("'\(text)' is not auto or off")
+        }
+    }
+
     /// `0,1,2`.
     static func integers(_ text: String, shape: String = "a comma-separated list of integers") throws -> [Int] {
         try text.split(separator: ",", omittingEmptySubsequences: false).map { part in

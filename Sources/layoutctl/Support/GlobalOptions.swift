@@ -32,6 +32,17 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "Print the raw reply JSON (events: one body per line) instead of a summary.")
     var json = false
 
+    @Option(
+        name: .customLong("direct-reads"),
+        help: ArgumentHelp(
+            "auto: a query against a cluster's broker goes to the worker that owns the layout, when the broker names one "
+                + "with a direct endpoint (anything in doubt goes to the broker); off: everything goes to --front.",
+            valueName: "auto|off"
+        ),
+        transform: ArgumentParsing.directReads
+    )
+    var directReads: DirectReads = .automaticByKey
+
     func validate() throws {
         guard timeout.isFinite, timeout > 0 else { throw ValidationError("--timeout must be a positive number of seconds") }
         guard (secretKeyFile == nil) == (serverKeyFile == nil) else {
@@ -48,8 +59,8 @@ struct GlobalOptions: ParsableArguments {
     }
 
     func makeClient() throws(ClientError) -> LayoutClient {
-        // One-shot commands read through the front: fetching a route table first would cost a round trip
-        // more than it saves, and count an `unknown_op` at a single daemon (issue 25 routes them later).
-        try LayoutClient(endpoints: frontEndpoints, timeout: replyTimeout, curve: curveCredentials(), directReads: .off)
+        // A one-shot command reads a key or two: each key's route is asked for alone, not the whole table
+        // (which, in a large cluster, would cost more than the reads it routes).
+        try LayoutClient(endpoints: frontEndpoints, timeout: replyTimeout, curve: curveCredentials(), directReads: directReads)
     }
 }

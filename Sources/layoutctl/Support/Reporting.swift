@@ -21,6 +21,7 @@ extension GlobalOptions {
         }
         if !json {
             Console.print(summary(reply.result).joined(separator: "\n"))
+            if let endpoint = reply.directEndpoint { Console.print("read at the owner's direct endpoint \(endpoint)") }
         }
     }
 }
