@@ -133,4 +133,43 @@ import Testing
         open.core.workerReady(routingID: Array("old".utf8), ready: old, fileDescriptor: 7, address: "127.0.0.1", now: open.clock)
         #expect(open.core.live.map(\.name) == ["old"])
     }
+
+    /// With CURVE the `route` event's audience: a key's owner or epoch concerns its namespace alone, a
+    /// change of the live workers every namespace; without CURVE nothing is recorded (one event goes to
+    /// everyone on the version alone).
+    @Test func routeChangesAreRecordedPerNamespaceWithCurve() {
+        let cluster = SimulatedCluster(secured: true)
+        cluster.join("a")
+        #expect(cluster.core.takeRouteChanges() == RouteChanges(everyone: true))
+        #expect(cluster.core.takeRouteChanges() == RouteChanges())
+
+        cluster.request(prepareBody("feed"), as: alice)
+        cluster.deliverAll()
+        #expect(cluster.core.takeRouteChanges() == RouteChanges(namespaces: ["alice"]))
+        cluster.request(prepareBody("feed"), as: bob)
+        cluster.request(prepareBody("wall"), as: ops)
+        cluster.deliverAll()
+        #expect(cluster.core.takeRouteChanges() == RouteChanges(namespaces: ["bob", "ops"]))
+        // A change of a key's contents is no change of the table.
+        cluster.request(updateBody("feed", insert: "x"), as: alice)
+        cluster.deliverAll()
+        #expect(cluster.core.takeRouteChanges() == RouteChanges())
+
+        // Keys moving to a worker that joins are part of the change everyone hears of.
+        cluster.join("b")
+        cluster.deliverAll()
+        let versionBeforeLeaving = cluster.core.routeVersion
+        #expect(cluster.core.takeRouteChanges().everyone)
+        cluster.kill("b")
+        cluster.deliverAll()
+        #expect(cluster.core.routeVersion > versionBeforeLeaving)
+        #expect(cluster.core.takeRouteChanges() == RouteChanges(everyone: true))
+
+        let open = SimulatedCluster()
+        open.join("a")
+        open.request(prepareBody("feed"))
+        open.deliverAll()
+        #expect(open.core.routeVersion > 0)
+        #expect(open.core.takeRouteChanges() == RouteChanges())
+    }
 }

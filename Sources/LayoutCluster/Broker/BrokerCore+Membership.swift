@@ -336,6 +336,7 @@ extension BrokerCore {
 
     func addToLive(_ worker: WorkerRecord) {
         routeVersion += 1
+        noteLiveWorkersChanged()
         live.append(worker)
         liveSeeds.append(worker.seed)
         worker.loadIndex = loadIndex
@@ -345,6 +346,7 @@ extension BrokerCore {
     func removeFromLive(_ worker: WorkerRecord) {
         guard let index = live.firstIndex(where: { $0 === worker }) else { return }
         routeVersion += 1
+        noteLiveWorkersChanged()
         live.remove(at: index)
         liveSeeds.remove(at: index)
         loadIndex.remove(worker)

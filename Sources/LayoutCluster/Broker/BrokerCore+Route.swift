@@ -6,7 +6,8 @@ import LayoutWire
 /// reads), and the read leases that keep such reads from a copy the broker has given away.
 ///
 /// The table is versioned: `routeVersion` moves on whenever a key's owner or epoch, or the live
-/// workers, change, and the broker's loop publishes the `route` event once per pass when it did.
+/// workers, change, and the broker's loop publishes the `route` event once per pass when it did: without
+/// CURVE once, to everyone; with CURVE to each namespace whose table changed (`RouteChanges`).
 extension BrokerCore {
     /// A `route` request, answered by the broker itself; nil when `request` is none.
     func routeAsk(in request: ClientRequest) -> RouteRequest? {
@@ -76,6 +77,26 @@ extension BrokerCore {
         workers.contains { $0.isConnected && $0.directEndpoint != nil }
     }
 
+    /// With CURVE, `key`'s owner or epoch changed: its namespace's table did (no other's: a client's
+    /// table lists its own namespace's keys only, and must not hint at another's).
+    func noteRouteChange(of key: LayoutKey) {
+        guard settings.secured, !routeChanges.everyone else { return }
+        routeChanges.namespaces.insert(key.namespace)
+    }
+
+    /// With CURVE, the live workers changed: every client's table lists them, so every namespace hears it.
+    func noteLiveWorkersChanged() {
+        guard settings.secured else { return }
+        routeChanges.everyone = true
+        routeChanges.namespaces = []
+    }
+
+    /// The namespaces to tell of the changes since the last call (with CURVE), and forgets them.
+    func takeRouteChanges() -> RouteChanges {
+        defer { routeChanges = RouteChanges() }
+        return routeChanges
+    }
+
     /// The `route` event's body: the table's new version, for subscribers to fetch it again.
     var routeEvent: WireEvent {
         var writer = JSONWriter(capacity: 48)
@@ -139,4 +160,13 @@ extension BrokerCore {
         guard worker.directEndpoint != nil, let heartbeat = worker.leaseHeartbeat else { return nil }
         return heartbeat.receivedAt + settings.heartbeatNanos * UInt64(settings.liveness)
     }
+}
+
+/// Who must hear the `route` event of one pass of the broker's loop, with CURVE: every namespace of the
+/// allow-list when the live workers changed (each client's table lists them), else those with a key whose
+/// owner or epoch changed.
+struct RouteChanges: Equatable {
+    var everyone = false
+    /// Empty while `everyone`: they are among them.
+    var namespaces: Set<String> = []
 }

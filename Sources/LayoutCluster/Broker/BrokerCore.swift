@@ -86,6 +86,11 @@ final class BrokerCore {
     /// The route table's version (`BrokerCore+Route`): moves on whenever a key's owner or epoch, or the
     /// live workers, change.
     var routeVersion = 0
+    /// With CURVE, who must hear that the table moved (`BrokerCore+Route`): each client reads only its own
+    /// namespace's keys, so a key's change concerns its namespace alone, while a change of the live
+    /// workers concerns everyone. The loop takes them once per pass; nothing is recorded without CURVE,
+    /// where one event reaches every subscriber.
+    var routeChanges = RouteChanges()
 
     /// Journal writes asked for so far: a reply that caused some waits for them (`replyWhenJournaled`).
     var journalWrites = 0
@@ -254,13 +259,17 @@ final class BrokerCore {
         guard epoch != record.epoch else { return }
         record.epoch = epoch
         routeVersion += 1
+        noteRouteChange(of: record.key)
         guard record.kept else { return }
         journalWrites += 1
         output.journalEpoch(of: record.key, epoch: epoch)
     }
 
     func setOwner(_ record: KeyRecord, _ worker: WorkerRecord?) {
-        if record.owner !== worker { routeVersion += 1 }
+        if record.owner !== worker {
+            routeVersion += 1
+            noteRouteChange(of: record.key)
+        }
         record.owner?.ownedKeys.remove(record.key)
         record.owner = worker
         worker?.ownedKeys.insert(record.key)

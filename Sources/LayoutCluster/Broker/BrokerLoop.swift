@@ -130,6 +130,10 @@ final class BrokerLoop {
         try monitor.connect(monitorEndpoint)
         try capture.subscribe()
         try capture.connect(proxy.captureEndpoint)
+        // With CURVE a change of the live workers publishes one `route` event per namespace of the
+        // allow-list at once, which may outnumber a bounded inproc queue (a PUB drops what does not fit);
+        // the event thread drains it without ever blocking on a client, so it needs no bound.
+        if access != nil { try publisher.set(.sendHighWaterMark, 0) }
         try publisher.connect(proxy.internalPublishEndpoint)
         try proxyControl.connect(proxy.controlEndpoint)
         frontEndpoint = try front.lastEndpoint
@@ -221,9 +225,11 @@ final class BrokerLoop {
             signals.removeAll(keepingCapacity: true)
             releaseJournaledReplies()
             if core.routeVersion != publishedRouteVersion {
-                // Once per pass, however many keys moved in it: subscribers fetch the table again.
+                // Once per pass, however many keys moved in it: subscribers fetch the table again. The
+                // changes are taken even when no event goes out, so that a later pass does not tell of them.
                 publishedRouteVersion = core.routeVersion
-                if core.publishesRoutes { publish(core.routeEvent, namespace: "") }
+                let changes = core.takeRouteChanges()
+                if core.publishesRoutes { publishRoute(core.routeEvent, to: changes) }
             }
             let time = now()
             if let due = core.nextReturnDeadline, time >= due { core.endReturnWaits(now: time) }
@@ -610,6 +616,23 @@ extension BrokerLoop: BrokerOutput {
                 logger.warning("send to a worker failed", metadata: ["error": "\(error)"])
             }
             return false
+        }
+    }
+
+    /// The `route` event of one pass. Without CURVE, once, to everyone (topic `route`). With CURVE an
+    /// event without a namespace reaches nobody, so it goes to each namespace whose table changed, and the
+    /// event thread sends it under each of that namespace's keys (`<key>route`); a change of the live
+    /// workers goes to every namespace of the allow-list as it stands now (admins' too: `route` answers an
+    /// admin in its own namespace, as anyone).
+    private func publishRoute(_ event: WireEvent, to changes: RouteChanges) {
+        guard let gate else {
+            publish(event, namespace: "")
+            return
+        }
+        let namespaces = changes.everyone ? gate.namespaces : Array(changes.namespaces)
+        // With CURVE no key is kept in "" (`adopt` releases such copies), and "" reaches nobody anyway.
+        for namespace in namespaces where !namespace.isEmpty {
+            publish(event, namespace: namespace)
         }
     }
 

@@ -85,6 +85,11 @@ public final class AccessControl: Sendable {
         clients.withLock { $0.entry(userID: userID)?.isAdmin ?? false }
     }
 
+    /// Every namespace of the list (admins' too), for an event every client must hear.
+    func namespaces() -> [String] {
+        clients.withLock { Array($0.topicPrefixes.keys) }
+    }
+
     /// The topic prefixes `namespace`'s events go out under: each of its keys in Z85.
     func topicPrefixes(of namespace: String) -> [[UInt8]] {
         clients.withLock { $0.topicPrefixes[namespace] ?? [] }

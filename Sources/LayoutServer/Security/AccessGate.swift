@@ -117,6 +117,13 @@ public struct AccessGate {
         return !prefixes.isEmpty
     }
 
+    /// Every namespace of the allow-list as it stands now, admins' included: where an event that
+    /// concerns every client goes (a cluster broker's `route` event after its live workers changed), one
+    /// `publish(namespace:…)` each.
+    public var namespaces: [String] {
+        access.namespaces()
+    }
+
     // MARK: A cluster's workers
 
     /// Whether a message on a broker's back or events-in socket (`socket`: "back" or "eventsIn") comes

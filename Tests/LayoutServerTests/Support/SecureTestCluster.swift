@@ -11,9 +11,10 @@ final class SecureTestCluster: SecureTestServer {
     let keys: KeyDirectory
     let cluster: TestCluster
     let context: Context
-    /// The workers' keys, listed as admins named `worker-N`.
+    /// The workers' keys, listed as admins named `worker-N`: those started, then the spare ones.
     let workerKeys: [CurveKeyPair]
     private let brokerPublicKeyFile: String
+    private let directReads: Bool
 
     var frontEndpoint: String { cluster.broker.frontEndpoint }
     var eventsEndpoint: String { cluster.broker.eventsEndpoint }
@@ -23,9 +24,15 @@ final class SecureTestCluster: SecureTestServer {
     /// (one of `clients`) reads the broker's stats.
     /// With `directReads`, each worker also binds a direct endpoint (`cluster.direct`), secured with the
     /// broker's key and allow-list, which its configuration carries as the broker's does.
-    init(workers: Int, clients: [(keys: CurveKeyPair, name: String?, admin: Bool)], admin: CurveKeyPair, heartbeatMilliseconds: Int = 1000, directReads: Bool = false) throws {
+    /// `spareWorkers` more keys are listed from the start, for workers a test starts later
+    /// (`startWorker`), so that a join needs no change of the list.
+    init(
+        workers: Int, spareWorkers: Int = 0, clients: [(keys: CurveKeyPair, name: String?, admin: Bool)], admin: CurveKeyPair,
+        heartbeatMilliseconds: Int = 1000, directReads: Bool = false
+    ) throws {
         keys = try KeyDirectory()
-        workerKeys = try (0..<workers).map { _ in try CurveKeyPair.generate() }
+        workerKeys = try (0..<(workers + spareWorkers)).map { _ in try CurveKeyPair.generate() }
+        self.directReads = directReads
         try keys.allow(clients + Self.workerEntries(workerKeys))
         brokerPublicKeyFile = try keys.writePublicKey(keys.serverKeys.publicKey, named: "broker.pub")
         var configuration = ServerConfiguration()
@@ -37,14 +44,20 @@ final class SecureTestCluster: SecureTestServer {
             workers: 0, configuration: configuration, heartbeatMilliseconds: heartbeatMilliseconds, statsKeys: admin, logger: SecureTestDaemon.logger
         )
         context = try Context()
-        for (index, pair) in workerKeys.enumerated() {
-            let secret = try keys.writeSecretKey(pair, named: "worker-\(index).key")
-            let brokerPublicKeyFile = self.brokerPublicKeyFile
-            try cluster.addWorker(named: "worker-\(index)") {
-                $0.workerSecretKeyFile = secret
-                $0.brokerPublicKeyFile = brokerPublicKeyFile
-                if directReads { $0.directEndpoint = "tcp://127.0.0.1:*" }
-            }
+        for index in 0..<workers { try startWorker(index) }
+    }
+
+    /// Starts worker `index` (`worker-N`, with its listed key); returns once the broker counts it among
+    /// the workers started so far.
+    @discardableResult
+    func startWorker(_ index: Int) throws -> RunningNode {
+        let secret = try keys.writeSecretKey(workerKeys[index], named: "worker-\(index).key")
+        let brokerPublicKeyFile = self.brokerPublicKeyFile
+        let directReads = self.directReads
+        return try cluster.addWorker(named: "worker-\(index)") {
+            $0.workerSecretKeyFile = secret
+            $0.brokerPublicKeyFile = brokerPublicKeyFile
+            if directReads { $0.directEndpoint = "tcp://127.0.0.1:*" }
         }
     }
 
