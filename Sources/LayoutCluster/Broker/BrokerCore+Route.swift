@@ -119,7 +119,14 @@ extension BrokerCore {
     /// its last numbered heartbeat, one heartbeat shorter than the broker's wait before it judges a
     /// silent worker dead (heartbeat × liveness). Nil for a worker without a direct endpoint, before its
     /// first numbered heartbeat, and with a liveness of 1 (no heartbeat of margin to give).
+    ///
+    /// Nil, too, while a broker that has just started waits for its workers to register again: until
+    /// they all have, a copy adopted from the first to report may yet be superseded by a newer one
+    /// reported later, and the RELEASE of the older copy must reach its worker before a lease does, so
+    /// that no read can be answered from it (every read arriving after the grant queues behind the
+    /// RELEASE, and one arriving before it holds no lease of this connection: `ReadLease`).
     func leaseGrant(forWorkerAt routingID: [UInt8]) -> LeaseGrant? {
+        guard rejoinUntil == nil else { return nil }
         guard let worker = byRoutingID[routingID], worker.isConnected, worker.directEndpoint != nil,
               let heartbeat = worker.leaseHeartbeat, settings.liveness > 1 else { return nil }
         let milliseconds = Int(settings.heartbeatNanos / 1_000_000) * (settings.liveness - 1)

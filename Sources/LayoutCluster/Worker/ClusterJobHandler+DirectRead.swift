@@ -7,12 +7,15 @@ import LayoutWire
 ///   it; a copy of another epoch is one a move or rebuild left behind, or not yet the one the client's
 ///   table knows);
 /// - its version is at least the client's `minVersion`;
-/// - its read lease holds (`ReadLease`), checked last, once the answer is made: a worker cut off from
-///   its broker stops answering before the broker may give its keys to another worker.
+/// - its read lease holds (`ReadLease`), checked last, once the answer is made, and has held on the
+///   same connection to the broker since the read arrived: a worker cut off from its broker stops
+///   answering before the broker may give its keys to another worker, and a read that waited while the
+///   worker joined a broker again is not answered under the new connection's lease.
 /// Otherwise the answer is `moved` or `behind`, and the client asks the broker. Each answer is counted
 /// (`DirectReadCounters`) for the worker's stats, heartbeats and metrics.
 extension ClusterJobHandler {
-    func decodeDirect(_ body: RequestBody) -> DecodeOutcome<Job> {
+    /// `leaseTerm`: the read lease's term when the read arrived, nil when no lease held then.
+    func decodeDirect(_ body: RequestBody, arrivedIn leaseTerm: UInt64?) -> DecodeOutcome<Job> {
         let scanned = body.withUnsafeBytes { bytes -> Result<(DirectReadFields, RequestRoute), WireError> in
             do throws(WireError) {
                 return .success((try DirectReadFields(scanning: bytes), RequestRoute(scanning: bytes)))
@@ -47,13 +50,13 @@ extension ClusterJobHandler {
         switch handler.decode(body) {
         case .run(let request, let key):
             let ordered = key ?? route.layout.map { LayoutKey(namespace: request.caller.namespace, name: $0).schedulingKey }
-            return .run(.directRead(request, fields, layout: route.layout), key: ordered)
+            return .run(.directRead(request, fields, layout: route.layout, leaseTerm: leaseTerm), key: ordered)
         case .reply(let reply):
             return .reply(reply)
         }
     }
 
-    func executeDirect(_ request: RequestHandler.Admitted, _ fields: DirectReadFields, layout: String?) -> JobReply {
+    func executeDirect(_ request: RequestHandler.Admitted, _ fields: DirectReadFields, layout: String?, leaseTerm: UInt64?) -> JobReply {
         let op = request.request.operation.name.rawValue
         let id = request.request.id
         guard request.request.operation.name != .ping else { return handler.execute(request) }
@@ -88,7 +91,7 @@ extension ClusterJobHandler {
             directCounters?.record(.moved(.fenced))
             return DirectReadReplies.moved(id: id, "\"\(layout)\" is moving to another worker; ask the broker", copy: nil, op: op)
         }
-        guard let lease, lease.holdsNow else {
+        guard let lease, let leaseTerm, lease.holdsNow(inTerm: leaseTerm) else {
             directCounters?.record(.moved(.lease))
             return DirectReadReplies.moved(id: id, "this worker has not heard from its broker within its read lease; ask the broker", copy: nil, op: op)
         }

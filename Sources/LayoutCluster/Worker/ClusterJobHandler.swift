@@ -12,8 +12,9 @@ struct ClusterJobHandler: JobHandler {
         case restore(RestoreJob)
         case snapshot(SnapshotJob)
         case release(LayoutKey)
-        /// A read from the direct endpoint, with its conditions and the layout it names.
-        case directRead(RequestHandler.Admitted, DirectReadFields, layout: String?)
+        /// A read from the direct endpoint, with its conditions, the layout it names and the read
+        /// lease's term it arrived in.
+        case directRead(RequestHandler.Admitted, DirectReadFields, layout: String?, leaseTerm: UInt64?)
     }
 
     let handler: RequestHandler
@@ -40,7 +41,7 @@ struct ClusterJobHandler: JobHandler {
         case .release(let key)?: return .run(.release(key), key: key.schedulingKey)
         case nil: break
         }
-        if directReads?.take(for: body) != nil { return decodeDirect(body) }
+        if let read = directReads?.take(for: body) { return decodeDirect(body, arrivedIn: read.leaseTerm) }
         switch handler.decode(body) {
         case .run(let request, let key): return .run(.request(request, epoch: body.epoch, conversation: body.conversation), key: key)
         case .reply(let reply): return .reply(reply)
@@ -77,8 +78,8 @@ struct ClusterJobHandler: JobHandler {
             _ = store.release(key)
             fences?.lift(key)
             return .silent
-        case .directRead(let request, let fields, let layout):
-            return executeDirect(request, fields, layout: layout)
+        case .directRead(let request, let fields, let layout, let leaseTerm):
+            return executeDirect(request, fields, layout: layout, leaseTerm: leaseTerm)
         }
     }
 

@@ -16,6 +16,7 @@ final class DirectFront {
 
     private let socket: Socket
     private let desk: JobDesk<DirectRead>
+    private let lease: ReadLease
     private let stats: ServerStats
     private let logger: Logger
     /// With CURVE: who sent each request, from its connection's User-Id, as at the broker's front.
@@ -26,7 +27,7 @@ final class DirectFront {
 
     init(
         context: Context, endpoint: String, configuration: ServerConfiguration, access: AccessControl?,
-        desk: JobDesk<DirectRead>, stats: ServerStats, logger: Logger
+        desk: JobDesk<DirectRead>, lease: ReadLease, stats: ServerStats, logger: Logger
     ) throws {
         socket = try Socket(.router, in: context)
         try socket.set(.sendHighWaterMark, configuration.sendHighWaterMark)
@@ -37,6 +38,7 @@ final class DirectFront {
         boundEndpoint = try socket.lastEndpoint
         fileDescriptor = try socket.get(.fileDescriptor)
         self.desk = desk
+        self.lease = lease
         self.stats = stats
         self.logger = logger
     }
@@ -99,7 +101,9 @@ final class DirectFront {
                 send(envelope: envelope, body: ReplyBody(WorkerErrorReplies.failure(body, refusal)))
                 continue
             }
-            desk.file(DirectRead(), with: body)
+            // Taken as it arrives, in order with the broker's messages this thread reads: a read that
+            // came before the grant of a new connection is never answered under it (`ReadLease`).
+            desk.file(DirectRead(leaseTerm: lease.termIfHoldingNow), with: body)
             if !submit(envelope, body) {
                 desk.withdraw(body)
                 stats.recordRequest(op: "unknown", micros: 0, errorCode: "busy")
@@ -136,9 +140,12 @@ final class DirectFront {
     }
 }
 
-/// What the pool needs to know of a request that came on the direct endpoint: that it did (the read's
-/// own conditions, `epoch` and `minVersion`, are scanned from its body as it is decoded).
-struct DirectRead: Sendable {}
+/// What the pool needs to know of a request that came on the direct endpoint: that it did, and the read
+/// lease's term when it arrived (nil: no lease held then). The read's own conditions, `epoch` and
+/// `minVersion`, are scanned from its body as it is decoded.
+struct DirectRead: Sendable {
+    var leaseTerm: UInt64?
+}
 
 /// The envelope of a direct-endpoint request as it travels through the pool: an empty frame first, then
 /// the client's routing frames. The broker's requests travel with one 8-byte token frame, and a ROUTER's

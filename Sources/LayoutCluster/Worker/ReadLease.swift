@@ -12,6 +12,11 @@ import Synchronization
 final class ReadLease: Sendable {
     /// When the lease ends; 0: none holds. The one thing a direct read looks at: an atomic, no lock.
     private let endsAt = Atomic<UInt64>(0)
+    /// Which connection's grants the lease is made of: moves on at every revocation. A read answers only
+    /// under the term it arrived in (`term(ifHoldingAt:)`, `holds(at:inTerm:)`), so a read that waited in
+    /// the pool while the worker joined a broker again cannot answer under the new connection's lease
+    /// from a copy a RELEASE queued behind it was about to remove.
+    private let currentTerm = Atomic<UInt64>(1)
     /// The clock leases are measured on: the process's monotonic one, or a simulated worker's own (whose
     /// rate the simulator sets apart from its broker's).
     private let clock: @Sendable () -> UInt64
@@ -48,6 +53,7 @@ final class ReadLease: Sendable {
             noteLapse(in: &state, at: now)
             if state.held { state.revocations += 1 }
             state.held = false
+            currentTerm.add(1, ordering: .releasing)
             endsAt.store(0, ordering: .releasing)
         }
     }
@@ -71,6 +77,19 @@ final class ReadLease: Sendable {
         now < endsAt.load(ordering: .acquiring)
     }
 
+    /// The term a read arriving at `now` is answered in; nil when the lease does not hold (the read will
+    /// be answered `moved`).
+    func term(ifHoldingAt now: UInt64) -> UInt64? {
+        // The term first: a revocation between the two loads leaves an old term, which no longer holds.
+        let term = currentTerm.load(ordering: .acquiring)
+        return holds(at: now) ? term : nil
+    }
+
+    /// Whether the lease holds at `now` and has held on the same connection since `term` was taken.
+    func holds(at now: UInt64, inTerm term: UInt64) -> Bool {
+        holds(at: now) && currentTerm.load(ordering: .acquiring) == term
+    }
+
     private func noteLapse(in state: inout Transitions, at now: UInt64) {
         guard state.held, now >= endsAt.load(ordering: .acquiring) else { return }
         state.held = false
@@ -90,6 +109,16 @@ final class ReadLease: Sendable {
     /// Whether the lease holds at this instant of its clock.
     var holdsNow: Bool {
         holds(at: clock())
+    }
+
+    /// `term(ifHoldingAt:)` at this instant of its clock.
+    var termIfHoldingNow: UInt64? {
+        term(ifHoldingAt: clock())
+    }
+
+    /// `holds(at:inTerm:)` at this instant of its clock.
+    func holdsNow(inTerm term: UInt64) -> Bool {
+        holds(at: clock(), inTerm: term)
     }
 }
 

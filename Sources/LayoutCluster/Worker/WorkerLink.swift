@@ -118,7 +118,8 @@ final class WorkerLink {
         }
         if let endpoint = cluster.directEndpoint, let direct {
             let front = try DirectFront(
-                context: context, endpoint: endpoint, configuration: configuration, access: direct.access, desk: direct.reads, stats: stats, logger: logger
+                context: context, endpoint: endpoint, configuration: configuration, access: direct.access, desk: direct.reads, lease: direct.lease, stats: stats,
+                logger: logger
             )
             directFront = front
             directEndpoint = cluster.directAdvertiseEndpoint ?? AdvertisedEndpoint.forBound(front.boundEndpoint)

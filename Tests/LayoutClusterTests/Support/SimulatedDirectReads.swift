@@ -82,7 +82,8 @@ extension SimulatedWorker {
     /// A client's request on the worker's direct endpoint, run at once: its reply.
     func directRead(_ body: String) -> [UInt8] {
         let request = RequestBody(Array(body.utf8), caller: .anonymous)
-        switch jobs.decodeDirect(request) {
+        // Run at once: it arrives and is answered at one instant, in one term of the lease.
+        switch jobs.decodeDirect(request, arrivedIn: jobs.lease?.termIfHoldingNow) {
         case .reply(let reply): return reply.body.bytes
         case .run(let job, _): return jobs.execute(job).body.bytes
         }
