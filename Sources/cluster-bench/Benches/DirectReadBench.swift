@@ -209,7 +209,7 @@ struct DirectReadBench {
             "bench": "direct-failover", "items": .int(10_000), "runs": .int(brokerSeconds.count),
             "secondsKillToBrokerAnswer": .figure(Statistics.median(brokerSeconds)),
             "secondsKillToDirectAnswer": .figure(Statistics.median(directSeconds)),
-            "heartbeatTimesLivenessSeconds": .figure(Double(ClusterConfiguration().heartbeatMilliseconds * ClusterConfiguration().liveness) / 1000),
+            "heartbeatTimesLivenessSeconds": .figure(Double(Nodes.heartbeatMilliseconds * ClusterConfiguration().liveness) / 1000),
         ])
     }
 

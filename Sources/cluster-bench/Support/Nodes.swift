@@ -35,15 +35,24 @@ enum Nodes {
         if let grace = ProcessInfo.processInfo.environment["LAYOUTD_CLUSTER_DROP_GRACE_MILLIS"].flatMap(Int.init) {
             cluster.dropGraceMilliseconds = grace
         }
+        // Worker processes read it from the same environment: the lease, and so a failover with direct
+        // reads, scales with it.
+        cluster.heartbeatMilliseconds = heartbeatMilliseconds
         cluster.backEndpoint = "tcp://127.0.0.1:*"
         cluster.eventsInEndpoint = "tcp://127.0.0.1:*"
         return try ClusterBroker(configuration: configuration(workers: 1), cluster: cluster, logger: logger).start()
+    }
+
+    /// `LAYOUTD_CLUSTER_HEARTBEAT_MILLIS` as a layoutd process reads it, else the default.
+    static var heartbeatMilliseconds: Int {
+        ProcessInfo.processInfo.environment["LAYOUTD_CLUSTER_HEARTBEAT_MILLIS"].flatMap(Int.init) ?? ClusterConfiguration().heartbeatMilliseconds
     }
 
     /// A worker in this process, joined to `broker`.
     static func worker(joining broker: RunningNode, name: String, workers: Int) throws -> RunningNode {
         var cluster = ClusterConfiguration()
         cluster.role = .worker
+        cluster.heartbeatMilliseconds = heartbeatMilliseconds
         cluster.joinEndpoint = broker.backEndpoint
         cluster.joinEventsEndpoint = broker.eventsInEndpoint
         cluster.workerID = name
