@@ -13,16 +13,17 @@ enum LayoutdBench {
         let plan = options.quick ? BenchPlan.quick : BenchPlan.full
         let cores = BenchHost.onlineProcessors
         harness.emitEnvironment(options, [("workers", .int(cores)), ("zeromq", .version(zeroMQVersion))])
-        let (daemon, echo, context) = harness.setUp("cannot start the servers") {
-            (try DaemonServer(workers: cores), try EchoServer(), try Context())
+        let (daemon, echo, floor, context) = harness.setUp("cannot start the servers") {
+            (try DaemonServer(workers: cores), try EchoServer(), try WorkFloorServer(), try Context())
         }
         harness.run(options, closing: .loadAndGoals, tearDown: {
             daemon.stop()
             echo.stop()
+            floor.stop()
             context.terminate()
         }) { bench, goals in
             switch bench {
-            case .roundtrip: return RoundTripBench(plan: plan, daemon: daemon, echo: echo, context: context).run(goals: &goals)
+            case .roundtrip: return RoundTripBench(plan: plan, daemon: daemon, echo: echo, floor: floor, context: context).run(goals: &goals)
             case .job: return JobBench(plan: plan, daemon: daemon, echo: echo, context: context).run(goals: &goals)
             case .wire:
                 WireBench(plan: plan).run(goals: &goals)

@@ -1,22 +1,31 @@
 import LayoutTestKit
 import LayoutEngine
+import LayoutServer
 import ZeroMQ
 
 /// Small-op round trips per second and their latency, against the daemon and, beside it in the same
-/// run, against a raw libzmq echo (`EchoServer`) driven by the same client code with the same bodies.
+/// run, against a raw libzmq echo (`EchoServer`) and the work floor (`WorkFloorServer`: the echo's
+/// thread doing each request's own work with the daemon's code), all driven by the same client code with
+/// the same bodies.
 ///
-/// Each round measures every (op, pattern) on both servers back to back, alternating which goes first,
-/// so machine load shifts hit both. Throughput is the median over rounds; latency percentiles pool the
-/// samples of every round.
+/// Each round measures every (op, pattern) on the three servers back to back, reversing their order
+/// every other round, so machine load shifts hit all alike. Throughput is the median over rounds; latency
+/// percentiles pool the samples of every round.
+///
+/// The goals weigh the daemon against the echo. The floor explains them: floor/raw is what the work
+/// costs (the ceiling of any one-thread daemon on this machine), layoutd/floor what the daemon's own
+/// machinery costs (`roundtrip-floor-ratio` lines, without goals).
 struct RoundTripBench {
     let plan: BenchPlan
     let daemon: DaemonServer
     let echo: EchoServer
+    let floor: WorkFloorServer
     let context: Context
 
     enum Server: String, CaseIterable {
         case layoutd
         case rawEcho = "raw-echo"
+        case workFloor = "work-floor"
     }
 
     struct Pattern {
@@ -80,9 +89,10 @@ struct RoundTripBench {
         let clients: [Server: Clients] = [
             .layoutd: try Clients(endpoint: daemon.endpoint, context: context),
             .rawEcho: try Clients(endpoint: echo.endpoint, context: context),
+            .workFloor: try Clients(endpoint: floor.endpoint, context: context),
         ]
         defer { clients.values.forEach { $0.close() } }
-        let ops = [ping(), try query(on: clients[.layoutd]?.single)]
+        let ops = [ping(), try query(on: clients[.layoutd]?.single, floor: floor.answerer)]
 
         var replyBytes: [Key: Int] = [:]
         for op in ops {
@@ -147,18 +157,32 @@ struct RoundTripBench {
                         "p50Micros": .figure(p50), "p99Micros": .figure(p99),
                     ])
                 }
-                guard let ours = figures[.layoutd], let raw = figures[.rawEcho] else { continue }
+                guard let ours = figures[.layoutd], let raw = figures[.rawEcho], let floor = figures[.workFloor] else { continue }
                 if pattern.isSequential {
                     let ratio = ours.p50.flatMap { o in raw.p50.map { o / $0 } }
                     emitRatio(op: op.name, pattern: pattern, measure: "p50Micros", ours: ours.p50, raw: raw.p50, ratio: ratio, goal: "<= 1.3")
                     goals.atMost("\(op.name) \(pattern.label): p50 latency ours/raw", ratio, 1.3)
+                    emitFloorRatios(op: op.name, pattern: pattern, measure: "p50Micros", ours: ours.p50, floor: floor.p50, raw: raw.p50)
                 } else {
                     let ratio = ours.rate / raw.rate
                     emitRatio(op: op.name, pattern: pattern, measure: "roundTripsPerSecond", ours: ours.rate, raw: raw.rate, ratio: ratio, goal: ">= 0.6")
                     goals.atLeast("\(op.name) \(pattern.label): throughput ours/raw", ratio, 0.6)
+                    emitFloorRatios(op: op.name, pattern: pattern, measure: "roundTripsPerSecond", ours: ours.rate, floor: floor.rate, raw: raw.rate)
                 }
             }
         }
+    }
+
+    /// floor/raw and layoutd/floor of one measure (p50 latency sequentially, throughput pipelined, as the
+    /// goals' ratios): explanations, without goals.
+    private func emitFloorRatios(op: String, pattern: Pattern, measure: String, ours: Double?, floor: Double?, raw: Double?) {
+        func ratio(_ a: Double?, _ b: Double?) -> Double? { a.flatMap { a in b.map { a / $0 } } }
+        emit([
+            "bench": "roundtrip-floor-ratio", "op": .string(op), "pattern": .string(pattern.name),
+            "dealers": .int(pattern.dealers), "outstanding": .int(pattern.outstanding),
+            "measure": .string(measure), "layoutd": .figure(ours), "workFloor": .figure(floor), "rawEcho": .figure(raw),
+            "floorOverRaw": .figure(ratio(floor, raw)), "layoutdOverFloor": .figure(ratio(ours, floor)),
+        ])
     }
 
     private func emitRatio(op: String, pattern: Pattern, measure: String, ours: Double?, raw: Double?, ratio: Double?, goal: String) {
@@ -170,10 +194,10 @@ struct RoundTripBench {
         ])
     }
 
-    /// The daemon must answer with a success; the echo must return the request whole.
+    /// The daemon and the floor must answer with a success; the echo must return the request whole.
     private func check(for server: Server, _ op: Op) -> RoundTripPatterns.ReplyCheck {
         switch server {
-        case .layoutd: return { $0.isSuccessReply }
+        case .layoutd, .workFloor: return { $0.isSuccessReply }
         case .rawEcho:
             let count = op.body.count
             return { $0.count == count }
@@ -185,8 +209,9 @@ struct RoundTripBench {
     }
 
     /// A `query` of a 100 × 100 rect halfway down a mosaic of `plan.queryMosaicItems` items, which it
-    /// first prepares in the daemon (the echo server needs nothing prepared).
-    private func query(on dealer: BenchDealer?) throws -> Op {
+    /// first prepares in the daemon and, with the same request, in the floor's store under the same key
+    /// (the echo server needs nothing prepared).
+    private func query(on dealer: BenchDealer?, floor: InlineAnswerer) throws -> Op {
         guard let dealer else { throw BenchFailure("no client for the daemon") }
         let items = plan.queryMosaicItems
         let bounds = Size(width: 375, height: 812)
@@ -194,6 +219,10 @@ struct RoundTripBench {
         try dealer.send(Array(prepare.utf8))
         guard let reply = try dealer.receive(), reply.isSuccessReply else {
             throw BenchFailure("the daemon did not prepare the query's mosaic")
+        }
+        // Run on this thread, not the floor's: setting up is not measured, and the store is safe to share.
+        guard try Message(floor.run(RequestBody(Array(prepare.utf8))).bytes).isSuccessReply else {
+            throw BenchFailure("the work floor did not prepare the query's mosaic")
         }
         // The same layout prepared here, to place the rect and count what it hits.
         let local = try PreparedLayout.prepare(LayoutInput(bounds: bounds, parameters: .defaults(for: .mosaic), sections: [Section(items: ItemSizes(count: items))]))

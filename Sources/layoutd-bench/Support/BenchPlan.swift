@@ -2,7 +2,8 @@ import LayoutTestKit
 /// Counts of a run: the full run, or `--quick` for CI.
 ///
 /// A full run stays within a minute or two on a 2-core machine. Round trips run in `rounds`, each round
-/// measuring the daemon and the raw echo back to back, so a change in machine load hits both alike.
+/// measuring the daemon, the raw echo and the work floor back to back, so a change in machine load hits
+/// all alike.
 struct BenchPlan: Sendable {
     /// Rounds of the round-trip benchmark; figures are medians over rounds (latencies pool every sample).
     var rounds: Int
