@@ -43,7 +43,7 @@ struct JournalBench {
         }
         attempt("journal-job") {
             guard daemons.count >= 2 else { throw BenchFailure("the daemons did not start") }
-            try JournalJobBench(plan: plan, baseline: daemons[0], journaled: daemons[1], context: context).run(goals: &goals)
+            try JournalJobBench(plan: plan, baseline: daemons[0], journaled: daemons[1], folder: folder, context: context).run(goals: &goals)
         }
         daemons.forEach { $0.daemon.stop() }
         daemons = []

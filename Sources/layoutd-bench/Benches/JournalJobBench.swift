@@ -12,10 +12,17 @@ import ZeroMQ
 /// journal and one with `sqlite async`, the two alternating run by run. A journaled `prepare` writes its
 /// body to the log as it came, with its binary frames (`binaryHeights`), before its reply leaves. The
 /// reply is the binary format, the cheapest to make, so the journal's share is the largest it can be.
+///
+/// A third step alternates with the two daemons: the same request's bytes appended to a file in the
+/// journal's folder as the log appends them (`LogAppendFloor`), timed alone. `none`'s time plus that
+/// append is the floor under the journaled job, whatever the rest of the journal costs: a
+/// `journal-job-floor` line says how far above `none` it is.
 struct JournalJobBench {
     let plan: JournalPlan
     let baseline: (mode: JournalMode, daemon: DaemonServer)
     let journaled: (mode: JournalMode, daemon: DaemonServer)
+    /// Where the journal's files are: the floor's file goes there too, on the same disk.
+    let folder: ScratchFolder
     let context: Context
 
     static let ratioGoal = 1.1
@@ -33,12 +40,23 @@ struct JournalJobBench {
             let dealers = try sides.map { try BenchDealer(endpoint: $0.daemon.endpoint, context: context) }
             defer { dealers.forEach { $0.close() } }
 
+            // A segment of its own per body form, as the log's would be for the key (anonymous: "").
+            let floor = try LogAppendFloor(path: folder.file("job-floor-\(form.rawValue).log"), namespace: "", key: key)
+            defer { floor.remove() }
+            var appendSeconds: [Double] = []
+
             let clock = ContinuousClock()
             var samples: [[Double]] = [[], []]
             let repetitions = plan.jobRepetitions
             for run in 0..<(repetitions.warmUps + repetitions.runs) {
-                for step in 0..<2 {
-                    let side = (step + run) % 2
+                // The two daemons and the append, the order turning from run to run.
+                for step in 0..<3 {
+                    let side = (step + run) % 3
+                    guard side < 2 else {
+                        let seconds = try floor.append(body: body, attachments: attachments)
+                        if run >= repetitions.warmUps { appendSeconds.append(seconds) }
+                        continue
+                    }
                     let start = clock.now
                     try dealers[side].send(body, attachments: attachments)
                     let reply = try dealers[side].receiveFrames()
@@ -60,7 +78,7 @@ struct JournalJobBench {
                     "seconds": .figure(seconds[side]), "minSeconds": .figure(samples[side].min()), "runs": .int(samples[side].count),
                 ])
             }
-            // Each run's ratio (the two sides ran back to back), then their median.
+            // Each run's ratio (the two sides ran in the same run), then their median.
             let ratios = zip(samples[1], samples[0]).map { $0 / $1 }
             let ratio = Statistics.median(ratios)
             emit([
@@ -69,6 +87,19 @@ struct JournalJobBench {
                 "journaledSeconds": .figure(seconds[1]), "baselineSeconds": .figure(seconds[0]),
                 "ratio": .figure(ratio), "minRatio": .figure(ratios.min()), "maxRatio": .figure(ratios.max()),
                 "goal": .string("<= \(Self.ratioGoal)"),
+            ])
+            // The floor: each run's `none` seconds with that run's append added, over the same `none`
+            // seconds; then their median, as for the ratio. No goal: it says how much of the goal the
+            // append alone takes.
+            let floorRatios = zip(samples[0], appendSeconds).map { ($0 + $1) / $0 }
+            emit([
+                "bench": "journal-job-floor", "journal": .string(journaled.mode.name), "baseline": .string(baseline.mode.name),
+                "items": .int(inputs.items), "body": .string(form.rawValue),
+                "recordBytes": .int(floor.recordBytes(body: body, attachments: attachments)),
+                "appendSeconds": .figure(Statistics.median(appendSeconds)), "minAppendSeconds": .figure(appendSeconds.min()),
+                "maxAppendSeconds": .figure(appendSeconds.max()), "baselineSeconds": .figure(seconds[0]),
+                "floorRatio": .figure(Statistics.median(floorRatios)), "minFloorRatio": .figure(floorRatios.min()),
+                "maxFloorRatio": .figure(floorRatios.max()), "runs": .int(appendSeconds.count),
             ])
             let label = "journal job \(inputs.items) items, \(form.rawValue) body"
             goals.atMost("\(label): \(journaled.mode.name) / none", ratio, Self.ratioGoal)
