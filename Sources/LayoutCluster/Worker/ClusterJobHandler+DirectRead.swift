@@ -56,6 +56,20 @@ extension ClusterJobHandler {
         }
     }
 
+    /// The answer of `job` when it is a direct read as cheap as what a daemon's I/O thread answers
+    /// itself (a `ping`, a `list` of one layout, a small rect `query`: `RequestHandler.isCheapToAnswerAtOnce`),
+    /// for the worker's I/O thread to send where it arrived; nil for anything else, which goes to the pool.
+    /// The caller runs it only when no admitted request is on its key (`WorkerPool.room(for:)`), so it
+    /// runs in the key's order as the pool would run it.
+    func answerDirectAtOnce(_ job: Job) -> JobReply? {
+        guard case .directRead(let request, let fields, let layout, let leaseTerm) = job else { return nil }
+        switch request.request.operation {
+        case .list, .ping: break
+        default: guard handler.isCheapToAnswerAtOnce(request) else { return nil }
+        }
+        return executeDirect(request, fields, layout: layout, leaseTerm: leaseTerm)
+    }
+
     func executeDirect(_ request: RequestHandler.Admitted, _ fields: DirectReadFields, layout: String?, leaseTerm: UInt64?) -> JobReply {
         let op = request.request.operation.name.rawValue
         let id = request.request.id

@@ -78,6 +78,7 @@ public struct ClusterWorker: Service {
         jobs.lease = direct?.lease
         jobs.fences = direct?.fences
         jobs.directCounters = direct?.counters
+        let poolJobs = jobs
         let pool = WorkerPool(workers: configuration.resolvedWorkers, queueCapacity: configuration.queueCapacity, handler: jobs, stats: stats) { reply in
             mailbox.post(.reply(reply))
         }
@@ -93,7 +94,7 @@ public struct ClusterWorker: Service {
                 let link = try WorkerLink(
                     context: context, configuration: configuration, cluster: cluster, mailbox: mailbox,
                     pool: pool, store: store, stats: stats, brokerJobs: brokerJobs,
-                    curve: curve, membership: membership, health: health, direct: direct, logger: logger
+                    curve: curve, membership: membership, health: health, direct: direct, jobs: poolJobs, logger: logger
                 )
                 health.advance(to: .serving)
                 bound.withLock { $0 = .success((link.statsEndpoint, link.directEndpoint)) }

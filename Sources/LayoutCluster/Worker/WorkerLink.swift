@@ -30,6 +30,12 @@ final class WorkerLink {
     /// This connection's heartbeats, so that a grant counts from when the one it names was sent.
     private var heartbeats = HeartbeatLedger()
     private var directPending = false
+    /// The pool's handler, to answer cheap direct reads on this thread (`admitDirect`); nil without a
+    /// direct endpoint.
+    private let directJobs: ClusterJobHandler?
+    /// What deliveries made while answering a direct read here sent, for the loop to act on (a shutdown
+    /// among them, events to flush) on its next pass.
+    private var deliveredWhileReceiving = (replies: false, events: false, shutdown: false)
     private let mailbox: Mailbox<IOMessage>
     private let pool: WorkerPool<ClusterJobHandler>
     private let store: LayoutStore
@@ -82,7 +88,8 @@ final class WorkerLink {
         context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, mailbox: Mailbox<IOMessage>,
         pool: WorkerPool<ClusterJobHandler>, store: LayoutStore, stats: ServerStats, brokerJobs: BrokerJobDesk,
         curve: (keys: CurveKeyPair, broker: CurveKey)?, membership: WorkerMembership, health: DaemonHealth,
-        direct: (reads: JobDesk<DirectRead>, lease: ReadLease, fences: DirectReadFences, counters: DirectReadCounters, access: AccessControl?)? = nil, logger: Logger
+        direct: (reads: JobDesk<DirectRead>, lease: ReadLease, fences: DirectReadFences, counters: DirectReadCounters, access: AccessControl?)? = nil,
+        jobs: ClusterJobHandler? = nil, logger: Logger
     ) throws {
         self.curve = curve
         self.membership = membership
@@ -126,7 +133,9 @@ final class WorkerLink {
             lease = direct.lease
             fences = direct.fences
             directCounters = direct.counters
+            directJobs = jobs
         } else {
+            directJobs = nil
             directFront = nil
             directEndpoint = nil
             lease = nil
@@ -149,7 +158,10 @@ final class WorkerLink {
             if publisherPending { publisherPending = receiveSubscriptions() }
             if dealerPending { dealerPending = receiveFromBroker(accepting: draining == nil) }
             if monitorPending { monitorPending = connectionEvents(draining: draining != nil) }
-            let delivered = deliverMailbox()
+            var delivered = deliverMailbox()
+            delivered.events = delivered.events || deliveredWhileReceiving.events
+            delivered.shutdown = delivered.shutdown || deliveredWhileReceiving.shutdown
+            deliveredWhileReceiving = (false, false, false)
             if delivered.events { publisherPending = true }
             if delivered.shutdown, draining == nil {
                 draining = now()
@@ -160,9 +172,8 @@ final class WorkerLink {
             }
             if statsPending { statsPending = answerStats() }
             if directPending, let directFront {
-                let pool = self.pool
                 directPending = directFront.receive(accepting: draining == nil) { envelope, body in
-                    pool.submit(envelope: envelope, body: body)
+                    admitDirect(envelope: envelope, body: body, at: directFront)
                 }
             }
             let time = now()
@@ -203,7 +214,8 @@ final class WorkerLink {
                     }
                 }
             }
-            let busy = dealerPending || statsPending || publisherPending || monitorPending || directPending || !mailbox.prepareToBlock()
+            let carried = deliveredWhileReceiving.events || deliveredWhileReceiving.shutdown
+            let busy = dealerPending || statsPending || publisherPending || monitorPending || directPending || carried || !mailbox.prepareToBlock()
             var deadline = nextHeartbeat
             if let reconnectAt { deadline = min(deadline, reconnectAt) }
             let wait: Duration = busy ? .zero : draining != nil ? .milliseconds(20) : .nanoseconds(Int64(deadline > time ? deadline - time : 0))
@@ -523,6 +535,41 @@ final class WorkerLink {
         }
         if delivered.replies { dealerPending = dealer != nil }
         return delivered
+    }
+
+    /// A request from the direct endpoint: a small one is decoded here, and a cheap read of a key no
+    /// admitted request is on is answered here too, as a single daemon's `FrontDesk` answers one (the
+    /// pool's hand-offs cost more than such a read); anything else goes to the pool. False when the pool
+    /// is full (the direct front answers `busy`).
+    private func admitDirect(envelope: Envelope, body: RequestBody, at directFront: DirectFront) -> Bool {
+        guard let jobs = directJobs, body.attachments.isEmpty, body.count <= InlineAnswerBounds.maxBodyBytes else {
+            return pool.submit(envelope: envelope, body: body)
+        }
+        let arrived = DispatchTime.now().uptimeNanoseconds
+        switch jobs.decode(body) {
+        case .reply(let reply):
+            answerHere(reply, to: envelope, since: arrived, at: directFront)
+            return true
+        case .run(let job, let key):
+            let room = pool.room(for: key)
+            if room == .free, let reply = jobs.answerDirectAtOnce(job) {
+                // Replies the workers posted leave first, as they would have had the pool answered this.
+                let posted = deliverMailbox()
+                deliveredWhileReceiving.replies = deliveredWhileReceiving.replies || posted.replies
+                deliveredWhileReceiving.events = deliveredWhileReceiving.events || posted.events
+                deliveredWhileReceiving.shutdown = deliveredWhileReceiving.shutdown || posted.shutdown
+                answerHere(reply, to: envelope, since: arrived, at: directFront)
+                return true
+            }
+            // At the bound, `submit` refuses it and the front answers `busy`, as for any request.
+            return pool.submit(envelope: envelope, decoded: job, key: key)
+        }
+    }
+
+    private func answerHere(_ reply: JobReply, to envelope: Envelope, since arrived: UInt64, at directFront: DirectFront) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        stats.recordRequest(op: reply.op, micros: (now > arrived ? now - arrived : 0) / 1000, errorCode: reply.errorCode)
+        directFront.send(envelope: envelope, body: reply.body)
     }
 
     /// REPLY `[empty, MDPW01, 0x03, token, empty, body]`; a large body leaves without a copy. Replies to

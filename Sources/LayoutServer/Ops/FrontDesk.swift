@@ -2,6 +2,17 @@ import Dispatch
 import LayoutEngine
 import LayoutWire
 
+/// What an I/O thread answers itself, at most: `FrontDesk`'s bounds, and a cluster worker's direct
+/// endpoint's.
+public enum InlineAnswerBounds {
+    /// The largest body decoded on an I/O thread: a few screenfuls of JSON; a `ping` is 26 bytes and a
+    /// query about 100.
+    public static let maxBodyBytes = 2048
+    /// The most elements a query answered there may return (counted from the rect index's leaves, an
+    /// upper bound): a screenful or two, some tens of microseconds to encode.
+    public static let maxQueryElements = 256
+}
+
 /// What the I/O thread does with a request it has received: answers the cheap ones itself, as Redis
 /// does, and hands the rest to the worker pool.
 ///
@@ -23,12 +34,8 @@ import LayoutWire
 ///
 /// Not Sendable on purpose: it is used by the I/O thread only.
 struct FrontDesk {
-    /// The largest body decoded on the I/O thread: a few screenfuls of JSON; a `ping` is 26 bytes and a
-    /// query about 100.
-    static let maxBodyBytes = 2048
-    /// The most elements a query answered here may return (counted from the rect index's leaves, an
-    /// upper bound): a screenful or two, some tens of microseconds to encode.
-    static let maxQueryElements = 256
+    static let maxBodyBytes = InlineAnswerBounds.maxBodyBytes
+    static let maxQueryElements = InlineAnswerBounds.maxQueryElements
 
     /// What to do with a request.
     enum Decision {
@@ -101,15 +108,33 @@ extension RequestHandler {
         case .ping:
             return execute(admitted)
         case .query(let query):
-            guard case .rect(let rect) = query.selection, query.pinning == .none, query.dynamics == nil else { return nil }
-            let namespace = query.namespace ?? admitted.caller.namespace
-            guard admitted.caller.mayRead(namespace), keyIsFree else { return nil }
-            guard let entry = store.entry(forKey: LayoutKey(namespace: namespace, name: query.layout)),
-                entry.layout.mayHaveAtMost(maxQueryElements, elementsIn: rect)
-            else { return nil }
+            guard keyIsFree, let entry = smallRectQueryEntry(query, caller: admitted.caller, maxQueryElements: maxQueryElements) else { return nil }
             return JobReply(body: Self.answer(query, id: request.id, from: entry), op: request.operation.name.rawValue, errorCode: nil)
         default:
             return nil
         }
+    }
+
+    /// Whether `admitted` is as cheap to run as what a daemon's I/O thread answers itself (`FrontDesk`):
+    /// a `ping`, or a rect `query` without pinning or dynamics, on a layout in memory, whose rect meets
+    /// at most `maxQueryElements` elements. For another I/O thread that answers such requests where they
+    /// arrive: a cluster worker's direct endpoint.
+    public func isCheapToAnswerAtOnce(_ admitted: Admitted, maxQueryElements: Int = InlineAnswerBounds.maxQueryElements) -> Bool {
+        switch admitted.request.operation {
+        case .ping: return true
+        case .query(let query): return smallRectQueryEntry(query, caller: admitted.caller, maxQueryElements: maxQueryElements) != nil
+        default: return false
+        }
+    }
+
+    /// The layout a rect query without pinning or dynamics reads, when `caller` may read it, it is in
+    /// memory, and the rect meets at most `maxQueryElements` of its elements; nil otherwise.
+    private func smallRectQueryEntry(_ query: QueryRequest, caller: Caller, maxQueryElements: Int) -> LayoutStore.Entry? {
+        guard case .rect(let rect) = query.selection, query.pinning == .none, query.dynamics == nil else { return nil }
+        let namespace = query.namespace ?? caller.namespace
+        guard caller.mayRead(namespace), let entry = store.entry(forKey: LayoutKey(namespace: namespace, name: query.layout)),
+            entry.layout.mayHaveAtMost(maxQueryElements, elementsIn: rect)
+        else { return nil }
+        return entry
     }
 }
