@@ -43,9 +43,10 @@ final class DirectFront {
         self.logger = logger
     }
 
-    /// Requests, a bounded batch at a time, each filed as a direct read and given to `submit` with
-    /// whether it came first in the batch (false: the queue is full); true when it stopped at the bound.
-    func receive(accepting: Bool, submit: (Envelope, RequestBody, _ first: Bool) -> Bool) -> Bool {
+    /// Requests, a bounded batch at a time, each given to `submit` with the read it is (the lease's term
+    /// as it arrived) and whether it came first in the batch (false: the queue is full); true when it
+    /// stopped at the bound. `submit` files it on the desk if it hands the body to the pool undecoded.
+    func receive(accepting: Bool, submit: (Envelope, RequestBody, DirectRead, _ first: Bool) -> Bool) -> Bool {
         for index in 0..<256 {
             var envelope = DirectEnvelope.start()
             var envelopeBytes = 0
@@ -103,8 +104,8 @@ final class DirectFront {
             }
             // Taken as it arrives, in order with the broker's messages this thread reads: a read that
             // came before the grant of a new connection is never answered under it (`ReadLease`).
-            desk.file(DirectRead(leaseTerm: lease.termIfHoldingNow), with: body)
-            if !submit(envelope, body, index == 0) {
+            let read = DirectRead(leaseTerm: lease.termIfHoldingNow)
+            if !submit(envelope, body, read, index == 0) {
                 desk.withdraw(body)
                 stats.recordRequest(op: "unknown", micros: 0, errorCode: "busy")
                 send(envelope: envelope, body: ReplyBody(WorkerErrorReplies.busy(body, message: "the request queue is full; retry later")))

@@ -33,6 +33,8 @@ final class WorkerLink {
     /// The pool's handler, to answer cheap direct reads on this thread (`admitDirect`); nil without a
     /// direct endpoint.
     private let directJobs: ClusterJobHandler?
+    /// Where a direct read the pool decodes is filed (a large body); nil without a direct endpoint.
+    private let directReads: JobDesk<DirectRead>?
     /// What deliveries made while answering a direct read here sent, for the loop to act on (a shutdown
     /// among them, events to flush) on its next pass.
     private var deliveredWhileReceiving = (replies: false, events: false, shutdown: false)
@@ -134,8 +136,10 @@ final class WorkerLink {
             fences = direct.fences
             directCounters = direct.counters
             directJobs = jobs
+            directReads = direct.reads
         } else {
             directJobs = nil
+            directReads = nil
             directFront = nil
             directEndpoint = nil
             lease = nil
@@ -172,8 +176,8 @@ final class WorkerLink {
             }
             if statsPending { statsPending = answerStats() }
             if directPending, let directFront {
-                directPending = directFront.receive(accepting: draining == nil) { envelope, body, first in
-                    admitDirect(envelope: envelope, body: body, alone: first, at: directFront)
+                directPending = directFront.receive(accepting: draining == nil) { envelope, body, read, first in
+                    admitDirect(envelope: envelope, body: body, read: read, alone: first, at: directFront)
                 }
             }
             let time = now()
@@ -544,18 +548,19 @@ final class WorkerLink {
     /// every read answered here, pipelined direct reads fell to 0.56–0.59 of a single daemon's, against
     /// 0.76–0.89 through the pool, in the same runs). False when the pool is full (the front answers
     /// `busy`).
-    private func admitDirect(envelope: Envelope, body: RequestBody, alone: Bool, at directFront: DirectFront) -> Bool {
-        guard alone, let jobs = directJobs, body.attachments.isEmpty, body.count <= InlineAnswerBounds.maxBodyBytes else {
+    private func admitDirect(envelope: Envelope, body: RequestBody, read: DirectRead, alone: Bool, at directFront: DirectFront) -> Bool {
+        guard let jobs = directJobs, body.attachments.isEmpty, body.count <= InlineAnswerBounds.maxBodyBytes else {
+            // Decoded by the pool, which finds it on the desk.
+            directReads?.file(read, with: body)
             return pool.submit(envelope: envelope, body: body)
         }
         let arrived = DispatchTime.now().uptimeNanoseconds
-        switch jobs.decode(body) {
+        switch jobs.decodeDirect(body, arrivedIn: read.leaseTerm) {
         case .reply(let reply):
             answerHere(reply, to: envelope, since: arrived, at: directFront)
             return true
         case .run(let job, let key):
-            let room = pool.room(for: key)
-            if room == .free, let reply = jobs.answerDirectAtOnce(job) {
+            if alone, pool.room(for: key) == .free, let reply = jobs.answerDirectAtOnce(job) {
                 // Replies the workers posted leave first, as they would have had the pool answered this.
                 let posted = deliverMailbox()
                 deliveredWhileReceiving.replies = deliveredWhileReceiving.replies || posted.replies
