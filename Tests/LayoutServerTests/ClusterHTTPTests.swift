@@ -140,7 +140,15 @@ import ZeroMQ
         let left = try poll("/readyz", at: address, until: 503)
         #expect(left.status == 503)
         #expect(left.body.hasPrefix("not joined"))
-        #expect(try PrometheusText(try HTTPProbe.request("GET", "/metrics", at: address)).value("layoutd_cluster_worker_connected") == 0)
+        // Readiness and the gauge are read from two places, each as the worker's loop updates them:
+        // the gauge follows within a pass, so it is polled for rather than read once.
+        let deadline = Date().addingTimeInterval(10)
+        var connected = try PrometheusText(try HTTPProbe.request("GET", "/metrics", at: address)).value("layoutd_cluster_worker_connected")
+        while connected != 0, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            connected = try PrometheusText(try HTTPProbe.request("GET", "/metrics", at: address)).value("layoutd_cluster_worker_connected")
+        }
+        #expect(connected == 0)
         // Alive all the same: a restart would not bring the broker back.
         #expect(try HTTPProbe.request("GET", "/healthz", at: address).status == 200)
     }
