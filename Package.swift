@@ -110,7 +110,7 @@ let package = Package(
         .executableTarget(
             name: "layoutd-bench",
             dependencies: [
-                "LayoutServer", "LayoutClient", "LayoutWire", "LayoutEngine", "ZeroMQ", "LayoutTestKit",
+                "LayoutServer", "LayoutJournal", "LayoutClient", "LayoutWire", "LayoutEngine", "ZeroMQ", "LayoutTestKit",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

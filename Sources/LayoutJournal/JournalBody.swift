@@ -27,15 +27,19 @@ public enum JournalBody {
 
     /// Calls `body` with the pieces whose bytes, one after the other, are the record of `parts` (a
     /// request body, then its frames): the body alone when it has no frames; the magic, the count and
-    /// each part's length around them otherwise. Nothing of the parts is copied.
-    static func withPieces<Result>(of parts: [UnsafeRawBufferPointer], _ body: ([UnsafeRawBufferPointer]) -> Result) -> Result {
-        guard parts.count > 1 else { return body(parts) }
+    /// each part's length around them otherwise. Nothing of the parts is copied. Public for
+    /// layoutd-bench's floor, which appends exactly the log's bytes.
+    public static func withPieces<Result, Failure: Error>(
+        of parts: [UnsafeRawBufferPointer], _ body: ([UnsafeRawBufferPointer]) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        guard parts.count > 1 else { return try body(parts) }
         var framing: [UInt8] = magic
         withUnsafeBytes(of: UInt32(parts.count).littleEndian) { framing += $0 }
         for part in parts {
             withUnsafeBytes(of: UInt64(part.count).littleEndian) { framing += $0 }
         }
-        return framing.withUnsafeBytes { framing in
+        // `withUnsafeBytes` rethrows untyped: the body's typed error is carried out in a `Result`.
+        let outcome = framing.withUnsafeBytes { framing -> Swift.Result<Result, Failure> in
             // The magic, the count and the first length; then each part, and the next one's length.
             var pieces = [UnsafeRawBufferPointer(rebasing: framing[0..<16])]
             for (index, part) in parts.enumerated() {
@@ -45,8 +49,13 @@ public enum JournalBody {
                     pieces.append(UnsafeRawBufferPointer(rebasing: framing[at..<at + 8]))
                 }
             }
-            return body(pieces)
+            do throws(Failure) {
+                return .success(try body(pieces))
+            } catch {
+                return .failure(error)
+            }
         }
+        return try outcome.get()
     }
 
     private static func withViews<Result>(of arrays: ArraySlice<[UInt8]>, collecting views: [UnsafeRawBufferPointer], _ body: ([UnsafeRawBufferPointer]) -> Result) -> Result {

@@ -7,18 +7,10 @@ import Testing
 /// ones a daemon's `FrontDesk` answers, with the same answer the pool would give; the rest go to the pool.
 @Suite struct DirectReadAtOnceTests {
     @Test func cheapReadsAreAnsweredAtOnceAsThePoolWouldAnswerThemAndOthersAreNot() throws {
-        let cluster = SimulatedCluster()
-        cluster.modelsLinks = true
-        let worker = cluster.join("a", direct: "tcp://a:5570")
-        cluster.request(prepareBody("feed", count: 2_000))
-        cluster.deliverAll()
-        cluster.advanceClocks(by: 500_000_000)
+        let (_, worker) = SimulatedCluster.withLeasedWorker(items: 2_000)
         let epoch = try #require(worker.store.summary(forKey: LayoutKey(name: "feed"))?.epoch)
         func job(_ body: String) throws -> ClusterJobHandler.Job {
-            var decoded: ClusterJobHandler.Job?
-            let lease = try #require(worker.directSide?.lease)
-            if case .run(let job, _) = worker.jobs.decodeDirect(RequestBody(Array(body.utf8)), arrivedIn: lease.termIfHoldingNow) { decoded = job }
-            return try #require(decoded, "\(body) decodes")
+            try #require(worker.directJob(body), "\(body) decodes")
         }
         func query(_ rect: String, _ extra: String = "") -> String {
             #"{"v":1,"id":"q","op":"query","layout":"feed","epoch":\#(epoch),"rect":\#(rect)\#(extra)}"#

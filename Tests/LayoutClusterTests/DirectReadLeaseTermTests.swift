@@ -31,20 +31,12 @@ import Testing
     }
 
     @Test func aReadThatWaitedWhileItsWorkerJoinedAgainIsMoved() throws {
-        let cluster = SimulatedCluster()
-        cluster.modelsLinks = true
-        let worker = cluster.join("a", direct: "tcp://a:5570")
-        cluster.request(prepareBody("feed", count: 5))
-        cluster.deliverAll()
-        cluster.advanceClocks(by: Self.second / 2)
+        let (cluster, worker) = SimulatedCluster.withLeasedWorker(items: 5)
         let lease = try #require(worker.directSide?.lease)
         let epoch = try #require(worker.store.summary(forKey: LayoutKey(name: "feed"))?.epoch)
         let query = #"{"v":1,"id":"d","op":"query","layout":"feed","rect":{"x":0,"y":0,"width":320,"height":1000},"epoch":\#(epoch)}"#
         func decoded() throws -> ClusterJobHandler.Job {
-            let body = RequestBody(Array(query.utf8))
-            var job: ClusterJobHandler.Job?
-            if case .run(let decoded, _) = worker.jobs.decodeDirect(body, arrivedIn: lease.termIfHoldingNow) { job = decoded }
-            return try #require(job, "the read decodes")
+            try #require(worker.directJob(query), "the read decodes")
         }
         func answer(_ job: ClusterJobHandler.Job) throws -> [String: Any] {
             let bytes = worker.jobs.execute(job).body.bytes

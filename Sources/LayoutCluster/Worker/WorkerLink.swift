@@ -37,7 +37,7 @@ final class WorkerLink {
     private let directReads: JobDesk<DirectRead>?
     /// What deliveries made while answering a direct read here sent, for the loop to act on (a shutdown
     /// among them, events to flush) on its next pass.
-    private var deliveredWhileReceiving = (replies: false, events: false, shutdown: false)
+    private var deliveredWhileReceiving = (events: false, shutdown: false)
     private let mailbox: Mailbox<IOMessage>
     private let pool: WorkerPool<ClusterJobHandler>
     private let store: LayoutStore
@@ -165,7 +165,7 @@ final class WorkerLink {
             var delivered = deliverMailbox()
             delivered.events = delivered.events || deliveredWhileReceiving.events
             delivered.shutdown = delivered.shutdown || deliveredWhileReceiving.shutdown
-            deliveredWhileReceiving = (false, false, false)
+            deliveredWhileReceiving = (false, false)
             if delivered.events { publisherPending = true }
             if delivered.shutdown, draining == nil {
                 draining = now()
@@ -563,7 +563,6 @@ final class WorkerLink {
             if alone, pool.room(for: key) == .free, let reply = jobs.answerDirectAtOnce(job) {
                 // Replies the workers posted leave first, as they would have had the pool answered this.
                 let posted = deliverMailbox()
-                deliveredWhileReceiving.replies = deliveredWhileReceiving.replies || posted.replies
                 deliveredWhileReceiving.events = deliveredWhileReceiving.events || posted.events
                 deliveredWhileReceiving.shutdown = deliveredWhileReceiving.shutdown || posted.shutdown
                 answerHere(reply, to: envelope, since: arrived, at: directFront)

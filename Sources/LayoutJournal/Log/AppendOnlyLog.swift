@@ -155,28 +155,7 @@ final class AppendOnlyLog: Sendable {
     /// leaves bytes past the segment's size, which `append` cuts (and which would read back as a torn
     /// tail, never as a record, since they end before their checksummed length).
     private static func write(_ pieces: [UnsafeRawBufferPointer], to segment: Segment, path: String) throws(JournalError) {
-        let total = pieces.reduce(0) { $0 + $1.count }
-        var written = 0
-        while written < total {
-            // The pieces from `written` on, at most 1024 of them a call (Linux's IOV_MAX).
-            var vectors: [iovec] = []
-            var skip = written
-            for piece in pieces where vectors.count < 1024 {
-                if skip >= piece.count {
-                    skip -= piece.count
-                    continue
-                }
-                vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: piece.baseAddress.map { $0 + skip }), iov_len: piece.count - skip))
-                skip = 0
-            }
-            let result = pwritev(segment.descriptor, vectors, Int32(vectors.count), off_t(segment.size + written))
-            if result < 0 && errno == EINTR { continue }
-            guard result > 0 else {
-                let reason = result < 0 ? String(cString: strerror(errno)) : "nothing written"
-                throw JournalError(.writeFailed, "\(path): write failed: \(reason)")
-            }
-            written += result
-        }
+        try VectoredWrite.write(pieces, to: segment.descriptor, at: segment.size, path: path)
     }
 
     // MARK: The journal thread

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LayoutJournal
 import LayoutTestKit
 
 /// The floor under a journaled `prepare` (`JournalJobBench`): its request's bytes appended to a file in
@@ -75,7 +76,7 @@ final class LogAppendFloor {
         }
         let written = try header.withUnsafeBytes { header in
             try Self.withParts(body, attachments[...], collecting: []) { parts in
-                try Self.withPieces(of: parts) { pieces in
+                try JournalBody.withPieces(of: parts) { pieces in
                     try write([header] + pieces)
                 }
             }
@@ -101,28 +102,10 @@ final class LogAppendFloor {
         unlink(path)
     }
 
-    /// `pwritev` of `pieces` at the end, as `AppendOnlyLog.write`: at most 1024 vectors a call, again
-    /// from where a short write stopped. The bytes written.
+    /// The log's own write (`VectoredWrite`) of `pieces` at the end. The bytes written.
     private func write(_ pieces: [UnsafeRawBufferPointer]) throws -> Int {
-        let total = pieces.reduce(0) { $0 + $1.count }
-        var written = 0
-        while written < total {
-            var vectors: [iovec] = []
-            var skip = written
-            for piece in pieces where vectors.count < 1024 {
-                if skip >= piece.count {
-                    skip -= piece.count
-                    continue
-                }
-                vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: piece.baseAddress.map { $0 + skip }), iov_len: piece.count - skip))
-                skip = 0
-            }
-            let result = pwritev(descriptor, vectors, Int32(vectors.count), off_t(size + written))
-            if result < 0 && errno == EINTR { continue }
-            guard result > 0 else { throw BenchFailure("\(path): write failed: \(result < 0 ? String(cString: strerror(errno)) : "nothing written")") }
-            written += result
-        }
-        return written
+        try VectoredWrite.write(pieces, to: descriptor, at: size, path: path)
+        return pieces.reduce(0) { $0 + $1.count }
     }
 
     /// Reads the hole `from..<to` into the page cache in 1 MiB reads, as `AppendOnlyLog.cachePagesAhead`.
@@ -138,28 +121,6 @@ final class LogAppendFloor {
             let read = pread(reader, buffer.baseAddress, min(chunk, to - offset), off_t(offset))
             guard read > 0 else { return }
             offset += read
-        }
-    }
-
-    /// The record's pieces from its parts, as `JournalBody.withPieces`: the body alone without frames;
-    /// otherwise the magic, the count and the first length, then each part and the next one's length.
-    private static func withPieces<Result>(of parts: [UnsafeRawBufferPointer], _ body: ([UnsafeRawBufferPointer]) throws -> Result) rethrows -> Result {
-        guard parts.count > 1 else { return try body(parts) }
-        var framing: [UInt8] = [0x00, 0x4C, 0x4A, 0x46]
-        withUnsafeBytes(of: UInt32(parts.count).littleEndian) { framing += $0 }
-        for part in parts {
-            withUnsafeBytes(of: UInt64(part.count).littleEndian) { framing += $0 }
-        }
-        return try framing.withUnsafeBytes { framing in
-            var pieces = [UnsafeRawBufferPointer(rebasing: framing[0..<16])]
-            for (index, part) in parts.enumerated() {
-                pieces.append(part)
-                if index + 1 < parts.count {
-                    let at = 16 + 8 * index
-                    pieces.append(UnsafeRawBufferPointer(rebasing: framing[at..<at + 8]))
-                }
-            }
-            return try body(pieces)
         }
     }
 

@@ -79,6 +79,14 @@ extension SimulatedWorker {
         directSide?.connectionEnded()
     }
 
+    /// A client's request on the worker's direct endpoint, decoded as it arrives now (in the lease's
+    /// term of this instant); nil when it decodes to an answer of its own instead of a read to run.
+    func directJob(_ body: String) -> ClusterJobHandler.Job? {
+        let outcome = jobs.decodeDirect(RequestBody(Array(body.utf8)), arrivedIn: jobs.lease?.termIfHoldingNow)
+        if case .run(let job, _) = outcome { return job }
+        return nil
+    }
+
     /// A client's request on the worker's direct endpoint, run at once: its reply.
     func directRead(_ body: String) -> [UInt8] {
         let request = RequestBody(Array(body.utf8), caller: .anonymous)
@@ -91,6 +99,18 @@ extension SimulatedWorker {
 }
 
 extension SimulatedCluster {
+    /// A cluster whose one worker, "a", has a direct endpoint and keeps "feed" (`items` items) under a
+    /// lease that holds: what tests of a worker's direct reads start from.
+    static func withLeasedWorker(items: Int) -> (cluster: SimulatedCluster, worker: SimulatedWorker) {
+        let cluster = SimulatedCluster()
+        cluster.modelsLinks = true
+        let worker = cluster.join("a", direct: "tcp://a:5570")
+        cluster.request(prepareBody("feed", count: items))
+        cluster.deliverAll()
+        cluster.advanceClocks(by: 500_000_000)
+        return (cluster, worker)
+    }
+
     /// A worker with a direct endpoint gets its clock, lease and ledger once per process; a new
     /// conversation drops the lease, as `WorkerLink.connect` follows a `disconnect`.
     func attachDirectSide(to worker: SimulatedWorker) {
