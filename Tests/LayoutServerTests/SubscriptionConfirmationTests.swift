@@ -57,3 +57,22 @@ import LayoutClient
         #expect(throws: (any Error).self) { try TestDaemon.nextEvent(subscriber) }
     }
 }
+
+/// With CURVE the confirmation reaches the subscriber under its own key, whether it wrote its key in
+/// front of `subscribed:<token>` (as EventSubscriber does) or not, on a daemon and through a broker.
+@Suite(.serialized) struct SecureSubscriptionConfirmationTests {
+    @Test(arguments: [false, true]) func aConfirmedSubscriptionMissesNoEvent(throughABroker: Bool) throws {
+        let alice = try CurveKeyPair.generate()
+        let ops = try CurveKeyPair.generate()
+        let clients = [listed(alice, "alice"), listed(ops, "ops", admin: true)]
+        let server: any SecureTestServer = throughABroker
+            ? try SecureTestCluster(workers: 1, clients: clients, admin: ops) : try SecureTestDaemon(clients: clients)
+        let client = try server.client(alice)
+        #expect(try client.prepare(key: "feed", jobBytes: Array(mosaicJob(key: nil, count: 10).utf8)).ok)
+        let subscriber = try server.subscriber(alice, prefixes: ["invalidated:feed"])
+        #expect(try subscriber.confirmSubscriptions(timeout: .seconds(10)))
+        #expect(try client.bounds(key: "feed", width: 300, height: 800).ok)
+        let event = try #require(try subscriber.next(timeout: .seconds(10)))
+        #expect(event.topic == "invalidated:feed" && event.version == 2)
+    }
+}

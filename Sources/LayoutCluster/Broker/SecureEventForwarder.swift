@@ -76,7 +76,7 @@ struct SecureEventForwarder {
         for _ in 0..<256 {
             guard let message = try xpub.receive(flags: .dontWait) else { return }
             guard let filed = gate.file(subscription: message, on: xpub) else { continue }
-            if filed.subscribe, let token = SubscriptionConfirmation.token(inTopic: filed.prefix) {
+            if filed.subscribe, let token = SubscriptionConfirmation.token(inTopic: filed.topic) {
                 // Filed just now, after the subscriber's earlier subscriptions: all are in effect.
                 let event = SubscriptionConfirmation.event(topic: filed.filed, token: token)
                 _ = try? xpub.send(multipart: [event.topic, event.body], flags: .dontWait)

@@ -162,18 +162,22 @@ final class IOLoop {
             let topic: [UInt8]
             // The topic as the subscriber receives events under it (with CURVE, behind its key).
             let received: [UInt8]
+            // The topic the subscriber means: with CURVE, without its key, whether or not it wrote it.
+            let unkeyed: [UInt8]
             if let gate {
                 // With CURVE the XPUB is manual: the gate files each subscription for its subscriber.
                 guard let message = try? events.receive(flags: .dontWait) else { return false }
                 guard let filed = gate.file(subscription: message, on: events) else { continue }
                 (kind, topic, received) = (filed.subscribe ? 1 : 0, filed.prefix, filed.filed)
+                unkeyed = filed.topic
             } else {
                 guard let frame = try? events.receiveBytes(flags: .dontWait) else { return false }
                 guard let first = frame.first else { continue }
                 (kind, topic) = (first, Array(frame.dropFirst()))
                 received = topic
+                unkeyed = topic
             }
-            if kind == 1, let token = SubscriptionConfirmation.token(inTopic: topic) {
+            if kind == 1, let token = SubscriptionConfirmation.token(inTopic: unkeyed) {
                 // Read in order after the same socket's earlier subscriptions, which are in effect now.
                 let event = SubscriptionConfirmation.event(topic: received, token: token)
                 _ = try? events.send(multipart: [event.topic, event.body], flags: .dontWait)

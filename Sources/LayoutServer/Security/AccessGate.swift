@@ -85,15 +85,15 @@ public struct AccessGate {
 
     /// Files a subscription message (`0x01 prefix` or `0x00 prefix`) received on the manual XPUB
     /// `events`: the subscriber's key, then `prefix` unless it starts with that key already. Returns
-    /// the prefix as received, for the subscription count, and as filed (what the subscriber receives
-    /// an event under).
-    public func file(subscription message: borrowing Message, on events: Socket) -> (subscribe: Bool, prefix: [UInt8], filed: [UInt8])? {
+    /// the prefix as received, for the subscription count; as filed (what the subscriber receives an
+    /// event under); and without the subscriber's key (the topic it means, as without CURVE).
+    public func file(subscription message: borrowing Message, on events: Socket) -> (subscribe: Bool, prefix: [UInt8], filed: [UInt8], topic: [UInt8])? {
         let frame = message.bytes
         guard let kind = frame.first, kind <= 1 else { return nil }
         let prefix = Array(frame.dropFirst())
         // Unsubscriptions libzmq makes for a departed subscriber carry no metadata, and libzmq has
         // already removed what was filed for it: nothing to do.
-        guard let userID = message.userID else { return (kind == 1, prefix, prefix) }
+        guard let userID = message.userID else { return (kind == 1, prefix, prefix, prefix) }
         let key = Array(userID.utf8)
         let filed = prefix.starts(with: key) ? prefix : key + prefix
         if kind == 1 {
@@ -106,7 +106,7 @@ public struct AccessGate {
             // Always honoured, even for a key taken off the list meanwhile.
             try? events.set(.unsubscribe, filed)
         }
-        return (kind == 1, prefix, filed)
+        return (kind == 1, prefix, filed, Array(filed.dropFirst(key.count)))
     }
 
     /// Publishes an event of `namespace` once under each of its keys; returns whether any key has it.
