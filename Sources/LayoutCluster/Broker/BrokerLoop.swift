@@ -58,6 +58,8 @@ final class BrokerLoop {
     private let logger: Logger
     private let heartbeatNanos: Nanos
     private let graceNanos: Nanos
+    /// Until when this broker may answer, grant read leases and acknowledge (its PostgreSQL lease).
+    private let servingWindow: ServingWindow
     private var core: BrokerCore?
     private var signals: [BrokerSignal] = []
     /// Whether a send may have consumed a socket's edge-triggered readiness signal (see `IOLoop`).
@@ -94,8 +96,10 @@ final class BrokerLoop {
 
     init(
         context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, proxy: EventProxy, mailbox: Mailbox<BrokerSignal>,
-        health: DaemonHealth, stats: ServerStats, access: AccessControl?, journaled: JournaledRecipes? = nil, boundFront: Socket? = nil, logger: Logger
+        health: DaemonHealth, stats: ServerStats, access: AccessControl?, journaled: JournaledRecipes? = nil, boundFront: Socket? = nil,
+        servingWindow: ServingWindow = .unbounded, logger: Logger
     ) throws {
+        self.servingWindow = servingWindow
         journal = journaled?.journal
         if let boundFront {
             front = boundFront
@@ -151,7 +155,8 @@ final class BrokerLoop {
                 restoresPerWorker: cluster.restoresPerWorker, secured: access != nil,
                 compaction: CompactionPolicy(afterBytes: cluster.compactAfterBytes, afterChanges: cluster.compactAfterChanges),
                 epochFollowsClock: journaled?.leased != true,
-                dropGraceNanos: Nanos(cluster.dropGraceMilliseconds) * 1_000_000
+                dropGraceNanos: Nanos(cluster.dropGraceMilliseconds) * 1_000_000,
+                servingWindow: servingWindow
             ),
             output: self, stats: stats, epoch: journaled?.epoch, logger: logger
         )
@@ -241,6 +246,8 @@ final class BrokerLoop {
                 if let until = core.rejoinUntil { nextTick = Swift.min(nextTick, until) } else { health.advance(to: .serving) }
             }
             if let since = drainingSince {
+                // Past its window the broker answers nothing: nothing left to drain.
+                if !servingWindow.isOpen { break }
                 if core.clientsInFlight <= 0 && journaledRepliesHead == journaledReplies.count { break }
                 if time > since, time - since > graceNanos {
                     logger.warning("shutdown grace period over with requests unanswered")
@@ -554,6 +561,8 @@ extension BrokerLoop: BrokerOutput {
     /// reading loses its reply: the broker never blocks on one client. Only the first frame can meet a
     /// full queue (libzmq queues a multipart message whole or not at all).
     private func sendEnvelope(_ envelope: Envelope) throws(ZeroMQError) -> Bool {
+        // Past its lease's window, a broker says nothing: another may be acknowledging newer changes.
+        guard servingWindow.isOpen else { return false }
         sentOnFront = true
         let front = self.front
         return try envelope.forEachFrame { (frame) throws(ZeroMQError) -> Bool in
@@ -603,7 +612,7 @@ extension BrokerLoop: BrokerOutput {
                 // The broker's epoch (protocol 4); a worker of an earlier protocol ignores the frame.
                 try back.send(WorkerCommand.heartbeat.frame, flags: .sendMore)
                 var epoch = (core?.epoch ?? 0).littleEndian
-                let grant = core?.leaseGrant(forWorkerAt: routingID)
+                let grant = servingWindow.isOpen ? core?.leaseGrant(forWorkerAt: routingID) : nil
                 try back.send(withUnsafeBytes(of: &epoch) { Array($0) }, flags: grant == nil ? [] : .sendMore)
                 // To a worker with a direct endpoint, its read lease (`LeaseGrant`).
                 if let grant { try back.send(grant.frame) }

@@ -244,7 +244,8 @@ final class WorkerLink {
     }
 
     private func now() -> Nanos {
-        DispatchTime.now().uptimeNanoseconds
+        // The read lease's clock (it counts a suspension), which heartbeats' sending times feed.
+        LeaseClock.now()
     }
 
     // MARK: The broker connection
