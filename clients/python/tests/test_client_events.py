@@ -175,7 +175,7 @@ def test_fake_stream_gap_repeat_stale_and_lost_keys(single_server: Server, make_
     gone = f"{key}-gone"
     publisher = FakePublisher()
     try:
-        with Subscriber(publisher.endpoint, ["batch:"], client=client) as sub:
+        with Subscriber(publisher.endpoint, ["batch:"], client=client, confirm=False) as sub:
             assert publisher.wait_subscribed() == b"\x01batch:"
             stream = [batch(key, 1), batch(key, 2), batch(key, 2), batch(key, 3), batch(key, 2), batch(key, 4),
                       batch(gone, 1), batch(gone, 5), batch(gone, 6)]
@@ -230,7 +230,7 @@ def test_version_tracker_rules() -> None:
 def test_subscriber_without_client_reports_gaps() -> None:
     publisher = FakePublisher()
     try:
-        with Subscriber(publisher.endpoint, "", versions={"k": 1}) as sub:
+        with Subscriber(publisher.endpoint, "", versions={"k": 1}, confirm=False) as sub:
             publisher.wait_subscribed()
             publisher.publish("invalidated:k", {"event": "invalidated", "layout": "k", "version": 3,
                                                 "reason": "bounds", "contentSize": {"width": 1, "height": 2}})

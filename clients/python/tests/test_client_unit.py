@@ -178,11 +178,12 @@ def test_curve_topic_prefix_is_taken_off() -> None:
 def test_client_arguments() -> None:
     with pytest.raises(ValueError):
         layoutd.Client([])
-    with pytest.raises(ValueError):
-        layoutd.Client("tcp://127.0.0.1:1", timeout=0)
+    with pytest.raises(layoutd.InvalidInput):  # a LayoutdError and a ValueError
+        layoutd.Client("tcp://127.0.0.1:1", timeout=-1)
+    layoutd.Client("tcp://127.0.0.1:1", timeout=0).close()  # 0 means 0: no wait
     client = layoutd.Client(["tcp://127.0.0.1:1", "tcp://127.0.0.1:2"])
     assert client.attempts == 3 and client.endpoint == "tcp://127.0.0.1:1"
-    with pytest.raises(ValueError):
+    with pytest.raises(layoutd.InvalidInput):
         client.stats()
     client.close()
 

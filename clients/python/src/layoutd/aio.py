@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Callable, Concatenate, Coroutine, Iterable, Mapping, ParamSpec, Sequence, TypeVar
+from typing import (Any, AsyncIterator, Callable, Concatenate, Coroutine, Iterable, Mapping, ParamSpec, Sequence,
+                    TypeVar)
 
 import zmq
 import zmq.asyncio
 
 from . import ops
 from .core import (
+    millis,
+    BEHIND_PAUSE,
     DEFAULT_EVENTS,
+    DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_FRONT,
     FALLBACK,
     METRICS_BODY,
@@ -30,8 +34,8 @@ from .core import (
 from .curve import CurveKeys
 from .direct import DirectReads
 from .errors import DecodeError, LayoutdError, Timeout
-from .events import Gap, SubscriberBase
-from .models import Event, QueryResult, Resync, Stats
+from .events import CONFIRM_SECONDS, Gap, SubscriberBase
+from .models import Event, LayoutInfo, OtherEvent, QueryResult, Resync, Stats
 from .ops import Format
 from .wire import BinaryArrays, Call, Hooks, as_method, split_reply
 
@@ -101,7 +105,10 @@ def _op(builder: Callable[P, Call[T]]) -> Callable[Concatenate[AsyncClient, P], 
 
 class AsyncClient(ClientCore):
     """An asyncio layoutd client. The arguments are :class:`~layoutd.Client`'s (``context`` is a
-    ``zmq.asyncio.Context``). Use it inside one event loop; ``async with`` closes it.
+    ``zmq.asyncio.Context``). Use it inside one event loop; ``async with`` (or :meth:`aclose`) closes it.
+
+    At most ``max_in_flight`` requests are in flight (default 1000): further calls wait for a place, so
+    ``asyncio.gather`` of any number of queries completes at the wire's rate.
 
     Example::
 
@@ -123,10 +130,14 @@ class AsyncClient(ClientCore):
         backoff: float = 0.1,
         direct_reads: DirectReads = "auto",
         direct_timeout: float | None = None,
+        deadline: float | None = None,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
     ) -> None:
         super().__init__(endpoints, stats_endpoints=stats_endpoints, timeout=timeout, attempts=attempts,
                          curve=curve, hooks=hooks, binary_arrays=binary_arrays, backoff=backoff,
-                         direct_reads=direct_reads, direct_timeout=direct_timeout)
+                         direct_reads=direct_reads, direct_timeout=direct_timeout, deadline=deadline,
+                         max_in_flight=max_in_flight)
+        self._room: asyncio.Semaphore | None = None
         self.context = context if context is not None else zmq.asyncio.Context.instance()
         self._reader: asyncio.Task[None] | None = None
         #: ``route`` requests under way, by the key looked up (None: the whole table), shared by the
@@ -163,6 +174,8 @@ class AsyncClient(ClientCore):
                 if standby is not None:
                     self._resend(*self._fail_over(standby))
                     return
+                if self._behind:  # reads whose answer was older than they may take: ask again shortly
+                    self._resend(self._take_behind(), BEHIND_PAUSE)
         except (asyncio.CancelledError, zmq.ZMQError):
             return
 
@@ -196,14 +209,22 @@ class AsyncClient(ClientCore):
             if not slot._done and not self._closed:
                 await self._send(slot)
 
-    async def call(self, call: Call[T], *, timeout: float | None = None) -> T:
+    async def call(self, call: Call[T], *, timeout: float | None = None, deadline: float | None = None) -> T:
         """Sends ``call`` and returns its typed result (the failover and retry rules of the module's doc;
-        a ``query`` goes to its key's owner when it can: see ``direct_reads``)."""
+        a ``query`` goes to its key's owner when it can: see ``direct_reads``). Waits first for a place
+        when ``max_in_flight`` requests are in flight."""
         if self._router.wants(call):
             value = await self._query_directly(call, timeout)
             if value is not FALLBACK:
                 return value  # type: ignore[no-any-return]
-        slot: _AsyncSlot[T] = self._open(call, timeout, _AsyncSlot, asyncio.get_running_loop().create_future())  # type: ignore[assignment]
+        if self._room is None:
+            self._room = asyncio.Semaphore(self.max_in_flight)
+        async with self._room:
+            return await self._call_front(call, timeout, deadline)
+
+    async def _call_front(self, call: Call[T], timeout: float | None, deadline: float | None) -> T:
+        slot: _AsyncSlot[T] = self._open(call, timeout, _AsyncSlot,  # type: ignore[assignment]
+                                         asyncio.get_running_loop().create_future(), deadline)
         try:
             await self._send(slot)
             while not slot._done:
@@ -225,7 +246,11 @@ class AsyncClient(ClientCore):
         """``call`` (a query) answered by its key's owner, or ``FALLBACK``: send it to the front."""
         router = self._router
         key = call.fields["layout"]
-        for _ in range(3):  # the table, then the key alone (a bound: each answer settles one question)
+        while not router.front_known and self._lookups:  # the first answer tells a single daemon apart
+            await asyncio.wait([asyncio.shield(t) for t in self._lookups.values()])
+            if not router.wants(call):
+                return FALLBACK
+        for _ in range(3):  # the key, then again after a doubtful answer (a bound: each answer settles one)
             lookup = router.next_lookup(key)
             if lookup is None:
                 break
@@ -236,9 +261,9 @@ class AsyncClient(ClientCore):
             return FALLBACK
         direct = router.direct_call(call, entry)
         request_id, frames = self._encode(direct)
-        answer = await self._direct_exchange(entry.endpoint, request_id, frames, self._direct_timeout(timeout))
+        answer = await self._direct_exchange(entry.endpoint, request_id, frames, self._direct_timeout(call, timeout))
         if answer is None:
-            router.timed_out()
+            router.timed_out(entry.endpoint)
             return FALLBACK
         return self._direct_reply(direct, *answer)
 
@@ -304,10 +329,24 @@ class AsyncClient(ClientCore):
         """Any ``op`` with any fields; the raw ``result`` (see :meth:`layoutd.Client.request`)."""
         return await self.call(Call(op, dict(fields or {}), tuple(attachments)), timeout=timeout)
 
+    async def iter_layouts(self, *, prefix: str | None = None, limit: int | None = None,
+                           timeout: float | None = None) -> AsyncIterator[LayoutInfo]:
+        """Every kept layout (whose key starts with ``prefix``), one ``list`` page at a time (see
+        :meth:`layoutd.Client.iter_layouts`)."""
+        after: str | None = None
+        while True:
+            page = await self.call(ops.list_layouts(after=after, limit=limit, prefix=prefix), timeout=timeout)
+            for info in page.layouts:
+                if prefix is None or info.layout.startswith(prefix):
+                    yield info
+            if page.next is None or page.next == after:
+                return
+            after = page.next
+
     async def _stats_request(self, body: bytes, timeout: float | None) -> bytes:
         if self._stats_lock is None:
             self._stats_lock = asyncio.Lock()
-        wait = timeout or self.timeout
+        wait = self._timeouts(Call("stats", {}), timeout, None)[0]
         tried: list[str] = []
         async with self._stats_lock:  # stats answers carry no id: one at a time
             for _ in range(self.attempts):
@@ -344,6 +383,10 @@ class AsyncClient(ClientCore):
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Closes the client and waits for its tasks (readers, resends, lookups) to end."""
         links: list[_DirectLink] = list(self._direct.values())
         tasks = [t for t in (self._reader, *self._resending, *self._lookups.values(), *(l.reader for l in links))
                  if t is not None]
@@ -365,27 +408,67 @@ class AsyncClient(ClientCore):
 
 class AsyncSubscriber(SubscriberBase):
     """The asyncio :class:`~layoutd.events.Subscriber`: the same arguments, the same gap detection,
-    resyncs through an :class:`AsyncClient`."""
+    resyncs through its :class:`AsyncClient` (one event loop: no thread shares it). The constructor cannot
+    wait: with ``confirm=True`` (the default) ``async with`` waits for the confirmation, or the first
+    :meth:`next` does; ``await wait_ready()`` at any time.
+
+    Example::
+
+        async with AsyncSubscriber(events, topics=["batch:feed"], client=client) as sub:
+            await client.update("feed", updates=[...])      # its event reaches sub
+            async for item in sub:
+                ...
+    """
 
     def __init__(
         self,
         endpoints: str | Sequence[str] = DEFAULT_EVENTS,
         prefixes: Sequence[str] = ("",),
         *,
+        topics: Sequence[str] = (),
         client: AsyncClient | None = None,
         curve: CurveKeys | None = None,
         context: zmq.asyncio.Context | None = None,
         versions: Mapping[str, int] | None = None,
         resync_format: Format | None = None,
         hooks: Hooks | None = None,
+        confirm: bool = True,
+        confirm_timeout: float = CONFIRM_SECONDS,
+        yield_others: bool = False,
     ) -> None:
         super().__init__(endpoints, prefixes, client, curve,
                          context if context is not None else zmq.asyncio.Context.instance(), versions,
-                         resync_format, hooks)
+                         resync_format, hooks, topics, yield_others)
         self.client: AsyncClient | None = client
+        self._confirm = confirm
+        self._confirm_timeout = confirm_timeout
 
-    async def next(self, timeout: float | None = None) -> Event | Resync | None:
+    async def wait_ready(self, timeout: float = CONFIRM_SECONDS) -> None:
+        """Returns once every subscription made so far is in effect (see :meth:`Subscriber.wait_ready`).
+
+        Raises:
+            Timeout: no confirmation within ``timeout`` seconds.
+        """
+        self._confirm = False
+        topic = self._start_confirmation()
+        deadline = time.monotonic() + timeout
+        try:
+            while not self._core.confirmed:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not await self._socket.poll(millis(remaining)):
+                    raise self._unconfirmed(timeout)
+                item = await self._handle(await self._socket.recv_multipart())
+                if item is not None:
+                    self._early.append(item)
+        finally:
+            self._end_confirmation(topic)
+
+    async def next(self, timeout: float | None = None) -> Event | Resync | OtherEvent | None:
         """The next event or resync, or ``None`` after ``timeout`` seconds without one."""
+        if self._confirm:
+            await self.wait_ready(self._confirm_timeout)
+        if self._early:
+            return self._early.popleft()  # type: ignore[no-any-return]
         deadline = self._deadline(timeout)
         while True:
             if await self._socket.poll(self._poll_ms(deadline)):
@@ -395,7 +478,14 @@ class AsyncSubscriber(SubscriberBase):
             elif self._expired(deadline):
                 return None
 
-    async def _handle(self, frames: Sequence[bytes]) -> Event | Resync | None:
+    async def __aiter__(self) -> AsyncIterator[Event | Resync | OtherEvent]:
+        """Events without end (``async for event in subscriber``)."""
+        while True:
+            item = await self.next()
+            if item is not None:
+                yield item
+
+    async def _handle(self, frames: Sequence[bytes]) -> Event | Resync | OtherEvent | None:
         step = self._core.step(frames)
         if not isinstance(step, Gap):
             return step
@@ -408,6 +498,12 @@ class AsyncSubscriber(SubscriberBase):
         return self._core.resynced(step, result)
 
     async def __aenter__(self) -> AsyncSubscriber:
+        if self._confirm:
+            try:
+                await self.wait_ready(self._confirm_timeout)
+            except BaseException:
+                self.close()
+                raise
         return self
 
     async def __aexit__(self, *exc: object) -> None:

@@ -45,6 +45,7 @@ __all__ = [
     "InvalidatedEvent",
     "BatchEvent",
     "Resync",
+    "OtherEvent",
     "KINDS",
     "parse_attributes",
     "parse_event",
@@ -512,6 +513,8 @@ class ListResult(Wire):
     """``list``: the kept layouts, sorted by key (by namespace, then key, for an admin)."""
 
     layouts: list[LayoutInfo] = member("layouts", list, convert=_layout_infos)
+    #: The key to pass as ``after`` for the next page; ``None`` on the last page.
+    next: str | None = member("next", str, optional=True)
     raw: Mapping[str, Any] = _raw()
 
     def __iter__(self) -> Iterator[LayoutInfo]:
@@ -605,6 +608,17 @@ class Resync:
     version: int
     result: Any = None
     error: Exception | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OtherEvent:
+    """An event of a kind this client does not know (``route``, another subscriber's ``subscribed``, a
+    newer daemon's): subscribers skip it (PROTOCOL.md §7), keeping the last ones in ``Subscriber.others``,
+    or hand it over with ``yield_others=True``. ``event`` is the body's ``event`` member, if a string."""
+
+    topic: str
+    event: str | None
+    raw: Any = field(repr=False)
 
 
 _EVENT_CLASSES: dict[str, type[Event]] = {"invalidated": InvalidatedEvent, "batch": BatchEvent}

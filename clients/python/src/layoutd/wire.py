@@ -102,6 +102,10 @@ class Call(Generic[T]):
     fields: Mapping[str, Any]
     attachments: tuple[Any, ...] = ()
     decode: Callable[[Mapping[str, Any]], T] = field(default=lambda r: r)
+    #: Seconds each attempt waits for the reply (``None``: the client's ``timeout``; ``0`` waits not at all).
+    timeout: float | None = field(default=None, compare=False)
+    #: Seconds the request may take in all, attempts and retries included (``None``: the client's ``deadline``).
+    deadline: float | None = field(default=None, compare=False)
 
     @property
     def retryable(self) -> bool:
