@@ -39,8 +39,9 @@ import sys
 import tempfile
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
@@ -81,9 +82,22 @@ class Daemon:
         ports = [free_port() for _ in range(3)]
         self.log = open(Path(self.workdir.name) / "layoutd.log", "wb")
         self.process = subprocess.Popen(
-            [binary, "--front", self.front, "--events", f"tcp://127.0.0.1:{ports[0]}",
-             "--stats", f"tcp://127.0.0.1:{ports[1]}", "--http", f"127.0.0.1:{ports[2]}"],
-            cwd=self.workdir.name, stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT)
+            [
+                binary,
+                "--front",
+                self.front,
+                "--events",
+                f"tcp://127.0.0.1:{ports[0]}",
+                "--stats",
+                f"tcp://127.0.0.1:{ports[1]}",
+                "--http",
+                f"127.0.0.1:{ports[2]}",
+            ],
+            cwd=self.workdir.name,
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.monotonic() + READY_SECONDS
         while True:  # ping (0.5 s per try) until it answers, within READY_SECONDS
             if self.process.poll() is not None:
@@ -176,8 +190,15 @@ def pipelined(front: str, ops_count: int, window: int, rounds: int, profile: boo
                 while sent < ops_count and sent - done < window:
                     sent += 1
                     x, y, w, h = rects[sent - 1]
-                    body = json.dumps({"v": 1, "id": sent, "op": "query", "layout": KEY,
-                                       "rect": {"x": x, "y": y, "width": w, "height": h}}).encode()
+                    body = json.dumps(
+                        {
+                            "v": 1,
+                            "id": sent,
+                            "op": "query",
+                            "layout": KEY,
+                            "rect": {"x": x, "y": y, "width": w, "height": h},
+                        }
+                    ).encode()
                     dealer.send_multipart([b"", body])
                     waiting[sent] = rects[sent - 1]
                 reply = json.loads(dealer.recv_multipart()[-1])
@@ -203,11 +224,19 @@ def pipelined(front: str, ops_count: int, window: int, rounds: int, profile: boo
             else:
                 bare_rates.append(bare())
     ratio = statistics.median(package_rates) / statistics.median(bare_rates)
-    return {"figure": "pipelined_query", "ops": ops_count, "in_flight": window, "rounds": rounds,
-            "items": 10_000, "rect": "375x100", "package_ops_per_s": summary(package_rates, 1),
-            "bare_ops_per_s": summary(bare_rates, 1), "ratio": round(ratio, 3),
-            "package_cpu_us_per_op": summary(cpu_per_op["package"], 2),
-            "bare_cpu_us_per_op": summary(cpu_per_op["bare"], 2)}
+    return {
+        "figure": "pipelined_query",
+        "ops": ops_count,
+        "in_flight": window,
+        "rounds": rounds,
+        "items": 10_000,
+        "rect": "375x100",
+        "package_ops_per_s": summary(package_rates, 1),
+        "bare_ops_per_s": summary(bare_rates, 1),
+        "ratio": round(ratio, 3),
+        "package_cpu_us_per_op": summary(cpu_per_op["package"], 2),
+        "bare_cpu_us_per_op": summary(cpu_per_op["bare"], 2),
+    }
 
 
 # -- a 10^6-item layout in the binary format ------------------------------------------------------
@@ -215,8 +244,18 @@ def pipelined(front: str, ops_count: int, window: int, rounds: int, profile: boo
 
 def big_layout(front: str, items: int, rounds: int, profile: bool) -> dict[str, Any]:
     sections = [{"count": items}]
-    body = json.dumps({"v": 1, "id": 1, "op": "layout", "bounds": BOUNDS, "spec": MOSAIC, "sections": sections,
-                       "format": "binary", "return": "all"}).encode()
+    body = json.dumps(
+        {
+            "v": 1,
+            "id": 1,
+            "op": "layout",
+            "bounds": BOUNDS,
+            "spec": MOSAIC,
+            "sections": sections,
+            "format": "binary",
+            "return": "all",
+        }
+    ).encode()
 
     def package(client: Client) -> float:
         started = time.perf_counter()
@@ -255,8 +294,15 @@ def big_layout(front: str, items: int, rounds: int, profile: bool) -> dict[str, 
         finally:
             dealer.close(linger=0)
     ratio = statistics.median(package_times) / statistics.median(bare_times)
-    return {"figure": "layout_1e6_binary", "items": items, "rounds": rounds, "reply_bytes": 41 * items,
-            "package_s": summary(package_times), "bare_s": summary(bare_times), "ratio": round(ratio, 3)}
+    return {
+        "figure": "layout_1e6_binary",
+        "items": items,
+        "rounds": rounds,
+        "reply_bytes": 41 * items,
+        "package_s": summary(package_times),
+        "bare_s": summary(bare_times),
+        "ratio": round(ratio, 3),
+    }
 
 
 def main() -> None:
@@ -266,8 +312,14 @@ def main() -> None:
     args = parser.parse_args()
     ops_count, rounds, layout_rounds = (4_000, 3, 3) if args.quick else (20_000, 7, 9)
     binary = daemon_binary()
-    common = {"daemon": binary, "python": sys.version.split()[0], "pyzmq": zmq.__version__,
-              "libzmq": zmq.zmq_version(), "cpus": os.cpu_count(), "quick": args.quick}
+    common = {
+        "daemon": binary,
+        "python": sys.version.split()[0],
+        "pyzmq": zmq.__version__,
+        "libzmq": zmq.zmq_version(),
+        "cpus": os.cpu_count(),
+        "quick": args.quick,
+    }
     daemon = Daemon(binary)
     try:
         first = pipelined(daemon.front, ops_count, 64, rounds, args.profile == "pipelined")

@@ -5,12 +5,11 @@ timeout."""
 from __future__ import annotations
 
 import asyncio
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 
 from layoutd import AsyncClient, Client, InvalidInput, QueryResult
-
 from layoutd_testkit import FEED_BOUNDS, FEED_SECTIONS, FEED_SPEC, FakeRouter, Server, reply_frames, wait_until
 
 #: More than twice the daemon's send high-water mark: unbounded, thousands of replies would be dropped.
@@ -22,7 +21,8 @@ def rect(i: int) -> tuple[float, float, float, float]:
 
 
 def test_a_pipeline_far_past_the_high_water_mark_loses_no_reply(
-        single_server: Server, make_client: Callable[..., Client], key: str) -> None:
+    single_server: Server, make_client: Callable[..., Client], key: str
+) -> None:
     client = make_client(single_server.front, timeout=20.0, direct_reads="off", hooks=None)
     client.prepare(key, bounds=FEED_BOUNDS, spec=FEED_SPEC, sections=FEED_SECTIONS)
     with client.pipeline() as pipe:
@@ -33,11 +33,13 @@ def test_a_pipeline_far_past_the_high_water_mark_loses_no_reply(
     assert (client.failovers, client.stray_replies) == (0, 0)
     # Replies in order of the requests: each query's elements are those of its own rect.
     assert [len(r.attributes) for r in results[:50]] == [
-        len(client.query(key, rect=rect(i)).attributes) for i in range(50)]
+        len(client.query(key, rect=rect(i)).attributes) for i in range(50)
+    ]
 
 
 def test_asyncio_gather_far_past_the_high_water_mark_loses_no_reply(
-        single_server: Server, make_async_client: Callable[..., AsyncClient], key: str) -> None:
+    single_server: Server, make_async_client: Callable[..., AsyncClient], key: str
+) -> None:
     async def main() -> None:
         async with make_async_client(single_server.front, timeout=20.0, direct_reads="off", hooks=None) as client:
             await client.prepare(key, bounds=FEED_BOUNDS, spec=FEED_SPEC, sections=FEED_SECTIONS)
@@ -61,8 +63,10 @@ def test_no_more_than_max_in_flight_reach_the_wire() -> None:
         held.clear()
         return replies
 
-    with FakeRouter(handler) as front, Client(front.endpoint, timeout=0.5, attempts=1, max_in_flight=3,
-                                              direct_reads="off") as client:
+    with (
+        FakeRouter(handler) as front,
+        Client(front.endpoint, timeout=0.5, attempts=1, max_in_flight=3, direct_reads="off") as client,
+    ):
         with client.pipeline() as pipe:
             answers = [pipe.query("k", items=[[0, 0]]) for _ in range(3)]
             wait_until(lambda: len(front.received) == 3, 10, "three requests at the front")

@@ -6,7 +6,7 @@ import asyncio
 import json
 import math
 import pickle
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 import zmq
@@ -21,7 +21,6 @@ from layoutd import (
     Timeout,
     UnknownLayout,
 )
-
 from layoutd_testkit import FEED_BOUNDS, FEED_SECTIONS, FEED_SPEC, FakeRouter, Server
 
 
@@ -29,12 +28,18 @@ def round_trip(error: LayoutdError) -> LayoutdError:
     copy = pickle.loads(pickle.dumps(error))
     assert type(copy) is type(error) and copy == error and str(copy) == str(error)
     assert (copy.code, copy.message, copy.path, copy.op, copy.request_id) == (
-        error.code, error.message, error.path, error.op, error.request_id)
+        error.code,
+        error.message,
+        error.path,
+        error.op,
+        error.request_id,
+    )
     return copy  # type: ignore[no-any-return]
 
 
-def test_every_error_pickles_and_round_trips_equal(single_server: Server, make_client: Callable[..., Client],
-                                                    key: str) -> None:
+def test_every_error_pickles_and_round_trips_equal(
+    single_server: Server, make_client: Callable[..., Client], key: str
+) -> None:
     client = make_client(single_server.front)
     with pytest.raises(UnknownLayout) as unknown:
         client.query(key, rect=(0, 0, 1, 1))
@@ -72,13 +77,16 @@ def daemon_path(front: str, body: bytes) -> str | None:
 
 
 def test_non_finite_numbers_are_refused_at_the_daemons_path(
-        single_server: Server, make_client: Callable[..., Client], key: str) -> None:
+    single_server: Server, make_client: Callable[..., Client], key: str
+) -> None:
     client = make_client(single_server.front)
     sections = [{"count": 3, "heights": [44.0, math.nan, 44.0]}]
     with pytest.raises(InvalidInput) as nan:
         client.prepare(key, bounds=FEED_BOUNDS, spec=FEED_SPEC, sections=sections)
-    body = (f'{{"v":1,"id":1,"op":"prepare","layout":"{key}","bounds":{{"width":375,"height":667}},'
-            f'"spec":{json.dumps(FEED_SPEC)},"sections":[{{"count":3,"heights":[44,1e999,44]}}]}}').encode()
+    body = (
+        f'{{"v":1,"id":1,"op":"prepare","layout":"{key}","bounds":{{"width":375,"height":667}},'
+        f'"spec":{json.dumps(FEED_SPEC)},"sections":[{{"count":3,"heights":[44,1e999,44]}}]}}'
+    ).encode()
     assert nan.value.path == daemon_path(single_server.front, body) == "sections[0].heights[1]"
     assert isinstance(nan.value, ValueError) and nan.value.code == "invalid_request"
 
@@ -89,8 +97,9 @@ def test_non_finite_numbers_are_refused_at_the_daemons_path(
     assert inf.value.path == daemon_path(single_server.front, body.encode()) == "rect.y"
 
 
-def test_local_input_errors_are_layoutd_errors_with_a_path(single_server: Server,
-                                                           make_client: Callable[..., Client], key: str) -> None:
+def test_local_input_errors_are_layoutd_errors_with_a_path(
+    single_server: Server, make_client: Callable[..., Client], key: str
+) -> None:
     client = make_client(single_server.front)
     cases: list[tuple[Callable[[], object], str]] = [
         (lambda: client.query(key, rect=(0, 0, 1)), "rect"),
@@ -110,10 +119,16 @@ def test_local_input_errors_are_layoutd_errors_with_a_path(single_server: Server
 
 
 def test_every_op_takes_a_timeout_and_zero_means_zero() -> None:
-    with FakeRouter(lambda frames: []) as silent, \
-            Client(silent.endpoint, timeout=60, attempts=1, direct_reads="off") as client:
-        for op in (lambda: client.ping(timeout=0), lambda: client.query("k", items=[[0, 0]], timeout=0),
-                   lambda: client.list(timeout=0), lambda: client.drop("k", if_version=1, timeout=0)):
+    with (
+        FakeRouter(lambda frames: []) as silent,
+        Client(silent.endpoint, timeout=60, attempts=1, direct_reads="off") as client,
+    ):
+        for op in (
+            lambda: client.ping(timeout=0),
+            lambda: client.query("k", items=[[0, 0]], timeout=0),
+            lambda: client.list(timeout=0),
+            lambda: client.drop("k", if_version=1, timeout=0),
+        ):
             with pytest.raises(Timeout) as failure:
                 op()
             assert "within 0s" in failure.value.message or "of 0s" in failure.value.message

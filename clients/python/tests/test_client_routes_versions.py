@@ -4,12 +4,12 @@ pages (C): issue 34, against real daemons and fake fronts."""
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from layoutd import Behind, Client, Hooks, Timeout
-
 from layoutd_testkit import FEED_BOUNDS, FEED_SECTIONS, FEED_SPEC, FakeRouter, Server, reply_frames
 
 
@@ -30,8 +30,9 @@ class Sent:
         return [r for r in self.requests if r["op"] == op]
 
 
-def test_a_single_daemon_counts_no_error_for_new_clients(single_server: Server,
-                                                         make_client: Callable[..., Client], key: str) -> None:
+def test_a_single_daemon_counts_no_error_for_new_clients(
+    single_server: Server, make_client: Callable[..., Client], key: str
+) -> None:
     stats = make_client(single_server.front, stats_endpoints=single_server.stats)
     prepare(stats, key)
     before = stats.stats().errors
@@ -44,8 +45,9 @@ def test_a_single_daemon_counts_no_error_for_new_clients(single_server: Server,
     assert stats.stats().errors == before
 
 
-def test_lookups_name_the_keys_read_and_a_move_costs_one(cluster_direct_server: Server,
-                                                          make_client: Callable[..., Client], key: str) -> None:
+def test_lookups_name_the_keys_read_and_a_move_costs_one(
+    cluster_direct_server: Server, make_client: Callable[..., Client], key: str
+) -> None:
     sent = Sent()
     client = make_client(cluster_direct_server.front, hooks=sent.hooks())
     keys = [f"{key}-{i}" for i in range(3)]
@@ -77,8 +79,9 @@ def test_a_silent_front_says_no_reply_not_route_table() -> None:
         assert "route" not in failure.value.message and failure.value.op == "query"
 
 
-def test_reads_carry_the_newest_version_seen(single_server: Server, make_client: Callable[..., Client],
-                                             key: str) -> None:
+def test_reads_carry_the_newest_version_seen(
+    single_server: Server, make_client: Callable[..., Client], key: str
+) -> None:
     sent = Sent()
     client = make_client(single_server.front, hooks=sent.hooks(), direct_reads="off")
     version = prepare(client, key)
@@ -98,12 +101,27 @@ def test_an_older_answer_is_never_returned() -> None:
     def handler(frames: list[bytes]) -> list[list[bytes]]:
         body = json.loads(frames[1])
         if body["op"] == "prepare":
-            return [reply_frames(frames, {"ok": True, "result": {"layout": "k", "version": 3, "contentSize": {
-                "width": 1, "height": 1}, "counts": {"sections": 1, "items": 1, "elements": 1}}})]
+            return [
+                reply_frames(
+                    frames,
+                    {
+                        "ok": True,
+                        "result": {
+                            "layout": "k",
+                            "version": 3,
+                            "contentSize": {"width": 1, "height": 1},
+                            "counts": {"sections": 1, "items": 1, "elements": 1},
+                        },
+                    },
+                )
+            ]
         if body["op"] == "query" and state["behind"]:
             state["behind"] -= 1
-            return [reply_frames(frames, {"ok": False, "error": {"code": "behind", "message": "older",
-                                                                  "path": "minVersion"}})]
+            return [
+                reply_frames(
+                    frames, {"ok": False, "error": {"code": "behind", "message": "older", "path": "minVersion"}}
+                )
+            ]
         return [reply_frames(frames, {"ok": True, "result": {"version": state["answer"], "attributes": []}})]
 
     with FakeRouter(handler) as front, Client(front.endpoint, timeout=2, direct_reads="off") as client:

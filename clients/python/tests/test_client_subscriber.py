@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 import zmq
@@ -23,7 +23,6 @@ from layoutd import (
     Timeout,
     ops,
 )
-
 from layoutd_testkit import FEED_BOUNDS, FEED_SECTIONS, FEED_SPEC, Server, free_port, tcp
 
 EVENT_WAIT = 10.0
@@ -77,8 +76,12 @@ def publisher() -> Iterator[Callable[[list[tuple[str, dict[str, object]]]], Fake
 
 
 def test_unknown_event_kinds_are_skipped_and_kept(publisher: Callable[..., FakePublisher]) -> None:
-    pub = publisher([("route", {"event": "route", "version": 7}),
-                     ("batch:feed", {"event": "batch", "layout": "feed", "version": 2})])
+    pub = publisher(
+        [
+            ("route", {"event": "route", "version": 7}),
+            ("batch:feed", {"event": "batch", "layout": "feed", "version": 2}),
+        ]
+    )
     with Subscriber(pub.endpoint, confirm=False) as sub:
         item = sub.next(EVENT_WAIT)  # the route event (no `layout`) never raises
         assert isinstance(item, BatchEvent) and item.layout == "feed"
@@ -95,8 +98,7 @@ def test_an_unconfirmed_subscription_times_out(publisher: Callable[..., FakePubl
     assert "confirm" in failure.value.message
 
 
-def test_a_confirmed_subscription_misses_no_event(server: Server, make_client: Callable[..., Client],
-                                                  key: str) -> None:
+def test_a_confirmed_subscription_misses_no_event(server: Server, make_client: Callable[..., Client], key: str) -> None:
     """Five times over: a new subscriber, then at once a change; its event arrives every time."""
     client = make_client(server.front)
     version = prepare(client, key)
@@ -109,8 +111,9 @@ def test_a_confirmed_subscription_misses_no_event(server: Server, make_client: C
             version = prepare(client, key) if version > 8 else version
 
 
-def test_everything_on_a_cluster_with_route_events(cluster_direct_server: Server,
-                                                  make_client: Callable[..., Client], key: str) -> None:
+def test_everything_on_a_cluster_with_route_events(
+    cluster_direct_server: Server, make_client: Callable[..., Client], key: str
+) -> None:
     """A subscriber of every topic on a cluster with direct endpoints sees `route` events (and other
     subscribers' confirmations) among its own: it skips them, and hands over the batches."""
     client = make_client(cluster_direct_server.front)
@@ -132,8 +135,9 @@ def test_everything_on_a_cluster_with_route_events(cluster_direct_server: Server
         assert seen >= set(versions)
 
 
-def test_exact_topics_deliver_that_key_alone(single_server: Server, make_client: Callable[..., Client],
-                                             key: str) -> None:
+def test_exact_topics_deliver_that_key_alone(
+    single_server: Server, make_client: Callable[..., Client], key: str
+) -> None:
     client = make_client(single_server.front)
     versions = {name: prepare(client, name) for name in (key, f"{key}-full", f"{key}x")}
     with Subscriber(single_server.events, [f"invalidated:{key}-"], topics=[f"batch:{key}"]) as sub:
@@ -142,7 +146,9 @@ def test_exact_topics_deliver_that_key_alone(single_server: Server, make_client:
         client.bounds(f"{key}-full", bounds=(414, 896))
         got = [sub.next(EVENT_WAIT), sub.next(EVENT_WAIT)]
         assert [(type(e).__name__, e.topic) for e in got if e is not None] == [
-            ("BatchEvent", f"batch:{key}"), ("InvalidatedEvent", f"invalidated:{key}-full")]
+            ("BatchEvent", f"batch:{key}"),
+            ("InvalidatedEvent", f"invalidated:{key}-full"),
+        ]
         assert sub.next(0.3) is None
 
 
@@ -156,8 +162,10 @@ def test_iterating_a_subscriber(single_server: Server, make_client: Callable[...
             break
 
     async def main() -> None:
-        async with AsyncClient(single_server.front) as aclient, \
-                AsyncSubscriber(single_server.events, topics=[f"batch:{key}"], client=aclient) as asub:
+        async with (
+            AsyncClient(single_server.front) as aclient,
+            AsyncSubscriber(single_server.events, topics=[f"batch:{key}"], client=aclient) as asub,
+        ):
             assert asub.ready
             await aclient.update(key, updates=[{"delete": [0, 0]}], if_version=version + 1)
             async for item in asub:
@@ -167,8 +175,9 @@ def test_iterating_a_subscriber(single_server: Server, make_client: Callable[...
     asyncio.run(asyncio.wait_for(main(), 60))
 
 
-def test_a_resync_does_not_read_the_callers_client(single_server: Server, make_client: Callable[..., Client],
-                                                   key: str) -> None:
+def test_a_resync_does_not_read_the_callers_client(
+    single_server: Server, make_client: Callable[..., Client], key: str
+) -> None:
     """The resync query goes through a client of the subscriber's own: a request the caller has in flight
     on its client is not read (nor answered) by the subscriber."""
     client = make_client(single_server.front, direct_reads="off")

@@ -10,24 +10,24 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import (Any, AsyncIterator, Callable, Concatenate, Coroutine, Iterable, Mapping, ParamSpec, Sequence,
-                    TypeVar)
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import zmq
 import zmq.asyncio
 
 from . import ops
 from .core import (
-    millis,
     BEHIND_PAUSE,
     DEFAULT_EVENTS,
-    DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_FRONT,
+    DEFAULT_MAX_IN_FLIGHT,
     FALLBACK,
     METRICS_BODY,
     STATS_BODY,
     ClientCore,
     Slot,
+    millis,
     new_dealer,
     route_timeout,
 )
@@ -133,10 +133,20 @@ class AsyncClient(ClientCore):
         deadline: float | None = None,
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
     ) -> None:
-        super().__init__(endpoints, stats_endpoints=stats_endpoints, timeout=timeout, attempts=attempts,
-                         curve=curve, hooks=hooks, binary_arrays=binary_arrays, backoff=backoff,
-                         direct_reads=direct_reads, direct_timeout=direct_timeout, deadline=deadline,
-                         max_in_flight=max_in_flight)
+        super().__init__(
+            endpoints,
+            stats_endpoints=stats_endpoints,
+            timeout=timeout,
+            attempts=attempts,
+            curve=curve,
+            hooks=hooks,
+            binary_arrays=binary_arrays,
+            backoff=backoff,
+            direct_reads=direct_reads,
+            direct_timeout=direct_timeout,
+            deadline=deadline,
+            max_in_flight=max_in_flight,
+        )
         self._room: asyncio.Semaphore | None = None
         self.context = context if context is not None else zmq.asyncio.Context.instance()
         self._reader: asyncio.Task[None] | None = None
@@ -223,8 +233,13 @@ class AsyncClient(ClientCore):
             return await self._call_front(call, timeout, deadline)
 
     async def _call_front(self, call: Call[T], timeout: float | None, deadline: float | None) -> T:
-        slot: _AsyncSlot[T] = self._open(call, timeout, _AsyncSlot,  # type: ignore[assignment]
-                                         asyncio.get_running_loop().create_future(), deadline)
+        slot: _AsyncSlot[T] = self._open(
+            call,
+            timeout,
+            _AsyncSlot,  # type: ignore[assignment]
+            asyncio.get_running_loop().create_future(),
+            deadline,
+        )
         try:
             await self._send(slot)
             while not slot._done:
@@ -293,8 +308,9 @@ class AsyncClient(ClientCore):
             result, error = None, failure
         return self._router.routes_answered(lookup, result, error), error
 
-    async def _direct_exchange(self, endpoint: str, request_id: int, frames: list[Any],
-                               wait: float) -> tuple[dict[str, Any], list[Any]] | None:
+    async def _direct_exchange(
+        self, endpoint: str, request_id: int, frames: list[Any], wait: float
+    ) -> tuple[dict[str, Any], list[Any]] | None:
         """Sends ``frames`` to a worker's direct endpoint and returns the answer to ``request_id``, or
         ``None`` when none came within ``wait`` seconds (the socket is then closed)."""
         if self._closed:
@@ -329,8 +345,9 @@ class AsyncClient(ClientCore):
         """Any ``op`` with any fields; the raw ``result`` (see :meth:`layoutd.Client.request`)."""
         return await self.call(Call(op, dict(fields or {}), tuple(attachments)), timeout=timeout)
 
-    async def iter_layouts(self, *, prefix: str | None = None, limit: int | None = None,
-                           timeout: float | None = None) -> AsyncIterator[LayoutInfo]:
+    async def iter_layouts(
+        self, *, prefix: str | None = None, limit: int | None = None, timeout: float | None = None
+    ) -> AsyncIterator[LayoutInfo]:
         """Every kept layout (whose key starts with ``prefix``), one ``list`` page at a time (see
         :meth:`layoutd.Client.iter_layouts`)."""
         after: str | None = None
@@ -388,8 +405,11 @@ class AsyncClient(ClientCore):
     async def aclose(self) -> None:
         """Closes the client and waits for its tasks (readers, resends, lookups) to end."""
         links: list[_DirectLink] = list(self._direct.values())
-        tasks = [t for t in (self._reader, *self._resending, *self._lookups.values(), *(l.reader for l in links))
-                 if t is not None]
+        tasks = [
+            t
+            for t in (self._reader, *self._resending, *self._lookups.values(), *(link.reader for link in links))
+            if t is not None
+        ]
         self.close()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -436,9 +456,18 @@ class AsyncSubscriber(SubscriberBase):
         confirm_timeout: float = CONFIRM_SECONDS,
         yield_others: bool = False,
     ) -> None:
-        super().__init__(endpoints, prefixes, client, curve,
-                         context if context is not None else zmq.asyncio.Context.instance(), versions,
-                         resync_format, hooks, topics, yield_others)
+        super().__init__(
+            endpoints,
+            prefixes,
+            client,
+            curve,
+            context if context is not None else zmq.asyncio.Context.instance(),
+            versions,
+            resync_format,
+            hooks,
+            topics,
+            yield_others,
+        )
         self.client: AsyncClient | None = client
         self._confirm = confirm
         self._confirm_timeout = confirm_timeout

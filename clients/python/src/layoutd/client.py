@@ -14,20 +14,21 @@ from __future__ import annotations
 
 import builtins
 import time
-from typing import Any, Callable, Concatenate, Iterable, Iterator, Mapping, ParamSpec, Sequence, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import zmq
 
 from . import ops
 from .core import (
+    BEHIND_PAUSE,
     DEFAULT_EVENTS,
     DEFAULT_FRONT,
+    DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_STATS,
     FALLBACK,
     METRICS_BODY,
     STATS_BODY,
-    BEHIND_PAUSE,
-    DEFAULT_MAX_IN_FLIGHT,
     ClientCore,
     Slot,
     millis,
@@ -141,19 +142,40 @@ class Client(ClientCore):
         deadline: float | None = None,
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
     ) -> None:
-        super().__init__(endpoints, stats_endpoints=stats_endpoints, timeout=timeout, attempts=attempts,
-                         curve=curve, hooks=hooks, binary_arrays=binary_arrays, backoff=backoff,
-                         direct_reads=direct_reads, direct_timeout=direct_timeout, deadline=deadline,
-                         max_in_flight=max_in_flight)
+        super().__init__(
+            endpoints,
+            stats_endpoints=stats_endpoints,
+            timeout=timeout,
+            attempts=attempts,
+            curve=curve,
+            hooks=hooks,
+            binary_arrays=binary_arrays,
+            backoff=backoff,
+            direct_reads=direct_reads,
+            direct_timeout=direct_timeout,
+            deadline=deadline,
+            max_in_flight=max_in_flight,
+        )
         self.context: zmq.Context[Any] = context if context is not None else zmq.Context.instance()
 
     def clone(self) -> Client:
         """A new client with this one's configuration (and context), and sockets of its own: for another
         thread, since a client, like its ZeroMQ sockets, belongs to one thread."""
-        return Client(self.endpoints, stats_endpoints=self.stats_endpoints or None, timeout=self.timeout,
-                      attempts=self.attempts, curve=self.curve, context=self.context, hooks=self.hooks,
-                      binary_arrays=self.binary_arrays, backoff=self.backoff, direct_reads=self._router.mode,
-                      direct_timeout=self._router.timeout, deadline=self.deadline, max_in_flight=self.max_in_flight)
+        return Client(
+            self.endpoints,
+            stats_endpoints=self.stats_endpoints or None,
+            timeout=self.timeout,
+            attempts=self.attempts,
+            curve=self.curve,
+            context=self.context,
+            hooks=self.hooks,
+            binary_arrays=self.binary_arrays,
+            backoff=self.backoff,
+            direct_reads=self._router.mode,
+            direct_timeout=self._router.timeout,
+            deadline=self.deadline,
+            max_in_flight=self.max_in_flight,
+        )
 
     # -- sockets ---------------------------------------------------------------------------------
 
@@ -211,8 +233,9 @@ class Client(ClientCore):
         or a change (``prepare``, ``bounds``, ``update``, ``diff``, ``drop``) with ``ifVersion``."""
         return self.call(Call(op, dict(fields or {}), tuple(attachments)), timeout=timeout)
 
-    def iter_layouts(self, *, prefix: str | None = None, limit: int | None = None,
-                     timeout: float | None = None) -> Iterator[LayoutInfo]:
+    def iter_layouts(
+        self, *, prefix: str | None = None, limit: int | None = None, timeout: float | None = None
+    ) -> Iterator[LayoutInfo]:
         """Every kept layout (whose key starts with ``prefix``), sorted by key, one ``list`` page of at most
         ``limit`` entries at a time (each page after the previous one's ``next``)."""
         after: str | None = None
@@ -320,8 +343,9 @@ class Client(ClientCore):
             return FALLBACK
         return self._direct_reply(direct, *answer)
 
-    def _direct_exchange(self, endpoint: str, request_id: int, frames: list[Any],
-                         wait: float) -> tuple[dict[str, Any], list[Any]] | None:
+    def _direct_exchange(
+        self, endpoint: str, request_id: int, frames: list[Any], wait: float
+    ) -> tuple[dict[str, Any], list[Any]] | None:
         """Sends ``frames`` to a worker's direct endpoint and returns the answer to ``request_id`` (its
         object and frames), or ``None`` when none came within ``wait`` seconds (the socket is then closed)."""
         socket = self._direct.get(endpoint)
@@ -437,4 +461,3 @@ class Pipeline:
     drop = _piped(ops.drop)
     list_layouts = _piped(ops.list_layouts)
     list = list_layouts  # noqa: A003
-

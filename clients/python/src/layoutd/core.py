@@ -21,7 +21,8 @@ import itertools
 import json
 import math
 import time
-from typing import Any, Generic, Sequence, TypeVar
+from collections.abc import Sequence
+from typing import Any, Generic, TypeVar
 
 import zmq
 
@@ -42,8 +43,16 @@ from .wire import (
     standby_error,
 )
 
-__all__ = ["ClientCore", "Slot", "DEFAULT_FRONT", "DEFAULT_EVENTS", "DEFAULT_STATS", "DEFAULT_MAX_IN_FLIGHT",
-           "endpoint_list", "millis"]
+__all__ = [
+    "ClientCore",
+    "Slot",
+    "DEFAULT_FRONT",
+    "DEFAULT_EVENTS",
+    "DEFAULT_STATS",
+    "DEFAULT_MAX_IN_FLIGHT",
+    "endpoint_list",
+    "millis",
+]
 
 T = TypeVar("T")
 
@@ -90,13 +99,35 @@ class Slot(Generic[T]):
     the attempt under way, and once done its value or error). ``owner`` is the client's own (the sync
     client waits through it, the asyncio client's caller awaits it)."""
 
-    __slots__ = ("_owner", "call", "id", "frames", "timeout", "attempts", "deadline", "endpoints", "generation",
-                 "expires", "min_version", "_done", "_value", "_error")
+    __slots__ = (
+        "_owner",
+        "call",
+        "id",
+        "frames",
+        "timeout",
+        "attempts",
+        "deadline",
+        "endpoints",
+        "generation",
+        "expires",
+        "min_version",
+        "_done",
+        "_value",
+        "_error",
+    )
 
     _value: Any  # set when done
 
-    def __init__(self, owner: Any, call: Call[T], request_id: int, frames: list[Any], timeout: float,
-                 expires: float = math.inf, min_version: int | None = None) -> None:
+    def __init__(
+        self,
+        owner: Any,
+        call: Call[T],
+        request_id: int,
+        frames: list[Any],
+        timeout: float,
+        expires: float = math.inf,
+        min_version: int | None = None,
+    ) -> None:
         self._owner = owner
         self.call = call
         self.id = request_id
@@ -187,8 +218,9 @@ class ClientCore:
         self.failovers = 0
         if direct_timeout is not None:
             direct_timeout = seconds(direct_timeout, "direct_timeout")
-        self._router = DirectRouter(direct_reads, direct_timeout if direct_timeout is not None
-                                    else max(self.timeout / 2, 0.001))
+        self._router = DirectRouter(
+            direct_reads, direct_timeout if direct_timeout is not None else max(self.timeout / 2, 0.001)
+        )
         self._router.endpoint = self.endpoint
         #: Reads answered ``behind`` (or older than their ``minVersion``), to send again after a short pause.
         self._behind: list[Slot[Any]] = []
@@ -227,8 +259,9 @@ class ClientCore:
             deadline = seconds(deadline, "deadline")
         return timeout, (math.inf if deadline is None else time.monotonic() + deadline)  # type: ignore[return-value]
 
-    def _open(self, call: Call[T], timeout: float | None, slot: type[Slot[T]], owner: Any,
-              deadline: float | None = None) -> Slot[T]:
+    def _open(
+        self, call: Call[T], timeout: float | None, slot: type[Slot[T]], owner: Any, deadline: float | None = None
+    ) -> Slot[T]:
         """A new request in flight (not sent yet): its id, its body (seen by the request hook) and frames,
         as a ``slot`` (the :class:`Slot` class to make it of) with ``owner``. A ``query`` carries, as
         ``minVersion``, the newest version of its key this client has seen (decision E: reads never go back)."""
@@ -306,9 +339,14 @@ class ClientCore:
         try:
             value = decode_reply(obj, rest, slot.call, self.binary_arrays)
             if slot.min_version is not None and getattr(value, "version", slot.min_version) < slot.min_version:
-                raise Behind("behind", f"the answer is at version {value.version}, before the version "
-                             f"{slot.min_version} this client saw", "minVersion", op=slot.op, request_id=slot.id,
-                             reply=obj)
+                raise Behind(
+                    "behind",
+                    f"the answer is at version {value.version}, before the version {slot.min_version} this client saw",
+                    "minVersion",
+                    op=slot.op,
+                    request_id=slot.id,
+                    reply=obj,
+                )
         except ReplyError as error:
             if error.code == "behind" and slot.call.retryable and self._retry_behind(slot):
                 return None
@@ -341,13 +379,17 @@ class ClientCore:
         """The reads to send again after ``behind`` (still in flight), emptying the list."""
         again, self._behind = [s for s in self._behind if not s._done], []
         return again
+
     def _complete(self, slot: Slot[Any], value: Any = None, error: BaseException | None = None) -> None:
         self._pending.pop(slot.id, None)
         slot._finish(value, error)
 
     def _timed_out(self, slot: Slot[Any]) -> Timeout:
-        return Timeout(f"no reply from {slot.endpoints[-1] if slot.endpoints else self.endpoint} within "
-                       f"{slot.timeout:g}s", op=slot.op, request_id=slot.id)
+        return Timeout(
+            f"no reply from {slot.endpoints[-1] if slot.endpoints else self.endpoint} within {slot.timeout:g}s",
+            op=slot.op,
+            request_id=slot.id,
+        )
 
     def _fail_over(self, cause: LayoutdError) -> tuple[list[Slot[Any]], float]:
         """Drops the socket, moves to the next endpoint and decides for every request in flight: fails those
@@ -377,15 +419,26 @@ class ClientCore:
                 again.append(slot)
                 continue
             if slot.call.retryable or answered:
-                error: LayoutdError = cause if isinstance(cause, ReplyError) else Timeout(
-                    f"no reply after {slot.attempts} attempt(s) of {slot.timeout:g}s "
-                    f"(endpoints tried: {', '.join(slot.endpoints)})",
-                    endpoints=tuple(slot.endpoints), op=slot.op, request_id=slot.id)
+                error: LayoutdError = (
+                    cause
+                    if isinstance(cause, ReplyError)
+                    else Timeout(
+                        f"no reply after {slot.attempts} attempt(s) of {slot.timeout:g}s "
+                        f"(endpoints tried: {', '.join(slot.endpoints)})",
+                        endpoints=tuple(slot.endpoints),
+                        op=slot.op,
+                        request_id=slot.id,
+                    )
+                )
             else:
                 reason = cause
                 if isinstance(cause, Timeout) and cause.request_id != slot.id:
-                    reason = Timeout(f"its connection to {failed} was replaced after another request timed out",
-                                     endpoints=(failed,), op=slot.op, request_id=slot.id)
+                    reason = Timeout(
+                        f"its connection to {failed} was replaced after another request timed out",
+                        endpoints=(failed,),
+                        op=slot.op,
+                        request_id=slot.id,
+                    )
                 error = OutcomeUnknown(reason, op=slot.op, request_id=slot.id)
             self._complete(slot, error=error)
         return again, delay
@@ -400,8 +453,9 @@ class ClientCore:
         """Fails every request in flight (the client is closing) and closes the sockets."""
         for slot in list(self._pending.values()):
             cause = Timeout("the client was closed before the reply came", op=slot.op, request_id=slot.id)
-            self._complete(slot, error=cause if slot.call.retryable
-                           else OutcomeUnknown(cause, op=slot.op, request_id=slot.id))
+            self._complete(
+                slot, error=cause if slot.call.retryable else OutcomeUnknown(cause, op=slot.op, request_id=slot.id)
+            )
         self._drop_socket()
         self._drop_stats_socket()
         for endpoint in list(self._direct):
@@ -452,8 +506,11 @@ class ClientCore:
     def _stats_endpoint(self) -> str:
         """The stats endpoint to ask now (``ValueError`` when the client has none)."""
         if not self.stats_endpoints:
-            raise InvalidInput("this client has no stats_endpoints: give them to the client to ask for stats",
-                               "stats_endpoints", op="stats")
+            raise InvalidInput(
+                "this client has no stats_endpoints: give them to the client to ask for stats",
+                "stats_endpoints",
+                op="stats",
+            )
         return self.stats_endpoints[self._stats_index]
 
     def _drop_stats_socket(self, move_on: bool = False) -> None:
@@ -466,8 +523,11 @@ class ClientCore:
 
     @staticmethod
     def _stats_timeout(tried: Sequence[str], wait: float) -> Timeout:
-        return Timeout(f"no stats answer after {len(tried)} attempt(s) of {wait:g}s (tried {', '.join(tried)})",
-                       endpoints=tuple(tried), op="stats")
+        return Timeout(
+            f"no stats answer after {len(tried)} attempt(s) of {wait:g}s (tried {', '.join(tried)})",
+            endpoints=tuple(tried),
+            op="stats",
+        )
 
     def _parse_stats(self, raw: bytes) -> Stats:
         try:

@@ -29,8 +29,9 @@ its keys up again.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, TypeGuard
+from typing import Any, Literal, TypeGuard
 
 from .wire import Call
 
@@ -68,8 +69,11 @@ class RouteTable:
         """The table in a ``route`` reply's ``result``; keys without a settled owner get no endpoint."""
         endpoints: dict[str, str] = {}
         for worker in result.get("workers") or ():
-            if isinstance(worker, Mapping) and isinstance(worker.get("worker"), str) \
-                    and isinstance(worker.get("direct"), str):
+            if (
+                isinstance(worker, Mapping)
+                and isinstance(worker.get("worker"), str)
+                and isinstance(worker.get("direct"), str)
+            ):
                 endpoints[worker["worker"]] = worker["direct"]
         entries: dict[str, RouteEntry] = {}
         for key in result.get("keys") or ():
@@ -139,9 +143,14 @@ class DirectRouter:
     def wants(self, call: Call[Any]) -> bool:
         """Is ``call`` a read this router may send directly (a ``query`` of a key, no ``namespace``, no
         frames), with direct reads on and a front that is not known to be a single daemon?"""
-        return (self.mode == "auto" and self.endpoint not in self.not_clusters and call.op == "query"
-                and not call.attachments and isinstance(call.fields.get("layout"), str)
-                and "namespace" not in call.fields)
+        return (
+            self.mode == "auto"
+            and self.endpoint not in self.not_clusters
+            and call.op == "query"
+            and not call.attachments
+            and isinstance(call.fields.get("layout"), str)
+            and "namespace" not in call.fields
+        )
 
     # -- the table ----------------------------------------------------------------------------------
 
@@ -159,8 +168,7 @@ class DirectRouter:
                 return Call("route", {"layout": key})
         return None
 
-    def routes_answered(self, lookup: Call[Any], result: Mapping[str, Any] | None,
-                        error: BaseException | None) -> bool:
+    def routes_answered(self, lookup: Call[Any], result: Mapping[str, Any] | None, error: BaseException | None) -> bool:
         """Takes the answer to ``lookup`` (a ``result``, or the ``error`` it raised). Returns whether the
         table can now be consulted (False: the query goes to the front)."""
         self.stats["routes"] += 1
@@ -241,9 +249,12 @@ class DirectRouter:
             return
         result = obj.get("result")
         version = result.get("version") if isinstance(result, Mapping) else None
-        if _integer(version) and call.op in ("query", "prepare", "bounds", "update", "diff", "drop"):
-            if version > self.seen_versions.get(key, -1):
-                self.seen_versions[key] = version
+        if (
+            _integer(version)
+            and call.op in ("query", "prepare", "bounds", "update", "diff", "drop")
+            and version > self.seen_versions.get(key, -1)
+        ):
+            self.seen_versions[key] = version
         if call.op in ("prepare", "drop"):
             self.keys_to_look_up.add(key)
 

@@ -266,8 +266,9 @@ def error_from_reply(reply: Mapping[str, Any], *, op: str | None = None) -> Repl
     """
     error = reply.get("error")
     if not isinstance(error, Mapping) or not isinstance(error.get("code"), str):
-        raise DecodeError("an error reply without an error object with a string code", op=op,
-                          request_id=reply.get("id"))
+        raise DecodeError(
+            "an error reply without an error object with a string code", op=op, request_id=reply.get("id")
+        )
     code = error["code"]
     message = error.get("message")
     path = error.get("path")

@@ -44,15 +44,14 @@ import zmq
 from . import ops
 from .client import Client
 from .core import DEFAULT_EVENTS, millis
-from .inputs import endpoint_list
 from .curve import CurveKeys
 from .errors import DecodeError, InvalidInput, LayoutdError, Timeout
+from .inputs import endpoint_list
 from .models import Event, OtherEvent, QueryResult, Resync, parse_event
 from .ops import Format, Rect, as_rect
 from .wire import Call, Hooks
 
-__all__ = ["VersionTracker", "Subscriber", "SubscriberBase", "SubscriberCore", "Gap", "EMPTY_RECT",
-           "CONFIRM_SECONDS"]
+__all__ = ["VersionTracker", "Subscriber", "SubscriberBase", "SubscriberCore", "Gap", "EMPTY_RECT", "CONFIRM_SECONDS"]
 
 #: How long a subscriber waits for its subscriptions' confirmation by default (seconds).
 CONFIRM_SECONDS = 10.0
@@ -180,7 +179,7 @@ class SubscriberCore:
             raise DecodeError(f"an event of {len(frames)} frames, not 2 (topic, body)")
         topic_bytes, body = frames
         if self.topic_prefix and topic_bytes.startswith(self.topic_prefix):
-            topic_bytes = topic_bytes[len(self.topic_prefix):]
+            topic_bytes = topic_bytes[len(self.topic_prefix) :]
         topic = topic_bytes.decode("utf-8", "replace")
         if self.token is not None and topic == "subscribed:" + self.token:
             self.confirmed = True
@@ -237,8 +236,9 @@ class SubscriberCore:
         else:
             self.tracker.accept(event.layout, event.version)
             version = event.version
-        return Resync(layout=event.layout, last_version=gap.last, event=event, version=version, result=result,
-                      error=error)
+        return Resync(
+            layout=event.layout, last_version=gap.last, event=event, version=version, result=result, error=error
+        )
 
 
 class SubscriberBase:
@@ -335,8 +335,11 @@ class SubscriberBase:
 
     @staticmethod
     def _unconfirmed(timeout: float) -> Timeout:
-        return Timeout(f"the daemon did not confirm the subscriptions within {timeout:g}s (a daemon that "
-                       "predates confirmed subscriptions never does: pass confirm=False)", op="subscribe")
+        return Timeout(
+            f"the daemon did not confirm the subscriptions within {timeout:g}s (a daemon that "
+            "predates confirmed subscriptions never does: pass confirm=False)",
+            op="subscribe",
+        )
 
     def track(self, layout: str, version: int | None = None, *, rect: Rect | None = None) -> None:
         """Tells the subscriber what you know of ``layout``: the ``version`` of a reply (events at or below
@@ -413,8 +416,18 @@ class Subscriber(SubscriberBase):
         confirm_timeout: float = CONFIRM_SECONDS,
         yield_others: bool = False,
     ) -> None:
-        super().__init__(endpoints, prefixes, client, curve, context if context is not None else zmq.Context.instance(),
-                         versions, resync_format, hooks, topics, yield_others)
+        super().__init__(
+            endpoints,
+            prefixes,
+            client,
+            curve,
+            context if context is not None else zmq.Context.instance(),
+            versions,
+            resync_format,
+            hooks,
+            topics,
+            yield_others,
+        )
         self.client: Client | None = client
         self._resync_client: Client | None = None
         if confirm:

@@ -51,8 +51,9 @@ def encode_failure(op: str, fields: Mapping[str, Any], error: Exception) -> Inva
     if found is None:
         return InvalidInput(f"the request cannot be encoded as JSON: {error}", op=op)
     path, what = found
-    return InvalidInput(f"{what} (strict JSON has no NaN or infinities)" if "finite" in what else what,
-                        path or None, op=op)
+    return InvalidInput(
+        f"{what} (strict JSON has no NaN or infinities)" if "finite" in what else what, path or None, op=op
+    )
 
 
 def seconds(value: Any, name: str, *, optional: bool = False) -> float | None:

@@ -7,11 +7,11 @@ of :class:`Element` (``format="objects"``) or as one :class:`Columns` (``"column
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, field, fields
 import types
 import typing
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar, Union
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import MISSING, dataclass, field, fields
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import DecodeError
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import numpy
     import numpy.typing
 
-    ColumnValues = Union[Sequence[Any], memoryview, numpy.typing.NDArray[Any]]
+    ColumnValues = Sequence[Any] | memoryview | numpy.typing.NDArray[Any]
 else:
     ColumnValues = Any
 
@@ -55,6 +55,7 @@ __all__ = [
 #: 3 decoration); a reply's own ``kinds`` list wins over this.
 KINDS: tuple[str, ...] = ("cell", "header", "footer", "decoration")
 
+
 def _raw() -> Any:
     """The ``raw`` field: the object as received (not shown in ``repr``, not compared)."""
     return field(default_factory=dict, repr=False, compare=False)
@@ -65,8 +66,15 @@ _NUM = (int, float)
 Convert = Callable[[Any, str], Any]
 
 
-def member(wire: str, kind: type | tuple[type, ...], *, convert: Convert | None = None, optional: bool = False,
-           default: Any = None, default_factory: Callable[[], Any] | None = None) -> Any:
+def member(
+    wire: str,
+    kind: type | tuple[type, ...],
+    *,
+    convert: Convert | None = None,
+    optional: bool = False,
+    default: Any = None,
+    default_factory: Callable[[], Any] | None = None,
+) -> Any:
     """A dataclass field read from the reply member ``wire`` by :meth:`Wire.parse`: of type ``kind`` (a
     ``bool`` is not a number), then ``convert(value, path)`` if given; required, or with ``optional`` left
     at ``default`` (or ``default_factory()``) when the member is missing or ``null``."""
@@ -97,12 +105,20 @@ def _reader(cls: type) -> Reader:
     has_raw = "raw" in cls.__dataclass_fields__  # type: ignore[attr-defined]
     slots = {f.name: _slot(cls, f.name) for f in every}
     direct = len(specs) + has_raw == len(every) and None not in slots.values()
-    names: dict[str, Any] = {"cls": cls, "Mapping": Mapping, "_slow": _slow, "_not_object": _not_object,
-                             "_missing": _missing, "new": object.__new__}
-    head = ["def read(obj, where, extra):",
-            "    if type(obj) is not dict and not isinstance(obj, Mapping):",
-            "        raise _not_object(where)",
-            "    try:"]
+    names: dict[str, Any] = {
+        "cls": cls,
+        "Mapping": Mapping,
+        "_slow": _slow,
+        "_not_object": _not_object,
+        "_missing": _missing,
+        "new": object.__new__,
+    }
+    head = [
+        "def read(obj, where, extra):",
+        "    if type(obj) is not dict and not isinstance(obj, Mapping):",
+        "        raise _not_object(where)",
+        "    try:",
+    ]
     body: list[str] = []
     for i, (f, wire, kinds, convert, optional) in enumerate(specs):
         names[f"kinds{i}"] = kinds
@@ -117,7 +133,7 @@ def _reader(cls: type) -> Reader:
             else:
                 names[f"default{i}"] = f.default
                 body.append(f"        v{i} = default{i}")
-            body.append(f"    else:")
+            body.append("    else:")
             indent = "        "
         else:
             head.append(f"        v{i} = obj[{wire!r}]")
@@ -301,12 +317,19 @@ class Columns:
         z = lists.get("zIndex")
         out = []
         for i, kind in enumerate(lists["kind"]):
-            out.append(Element(
-                kind=kind, section=int(lists["section"][i]), item=int(lists["item"][i]),
-                x=lists["x"][i], y=lists["y"][i], width=lists["width"][i], height=lists["height"][i],
-                element_kind="sectionBackground" if kind == "decoration" else None,
-                z_index=int(z[i]) if z is not None else (-1 if kind == "decoration" else None),
-            ))
+            out.append(
+                Element(
+                    kind=kind,
+                    section=int(lists["section"][i]),
+                    item=int(lists["item"][i]),
+                    x=lists["x"][i],
+                    y=lists["y"][i],
+                    width=lists["width"][i],
+                    height=lists["height"][i],
+                    element_kind="sectionBackground" if kind == "decoration" else None,
+                    z_index=int(z[i]) if z is not None else (-1 if kind == "decoration" else None),
+                )
+            )
         return out
 
     def __iter__(self) -> Iterator[Element]:
@@ -319,7 +342,7 @@ def _plain(value: Any) -> Any:
 
 
 #: ``attributes`` of a reply: elements (``"objects"``) or columns (``"columns"``, ``"binary"``).
-Attributes = Union[list[Element], Columns]
+Attributes = list[Element] | Columns
 
 
 def parse_attributes(value: Any, where: str = "result.attributes") -> Attributes:
@@ -348,9 +371,16 @@ def parse_attributes(value: Any, where: str = "result.attributes") -> Attributes
             length = len(col)
             columns[name] = col
         return Columns(
-            format="columns", kind=columns["kind"], section=columns["section"], item=columns["item"],
-            x=columns["x"], y=columns["y"], width=columns["width"], height=columns["height"],
-            z_index=columns.get("zIndex"), raw=value,
+            format="columns",
+            kind=columns["kind"],
+            section=columns["section"],
+            item=columns["item"],
+            x=columns["x"],
+            y=columns["y"],
+            width=columns["width"],
+            height=columns["height"],
+            z_index=columns.get("zIndex"),
+            raw=value,
         )
     raise DecodeError(f"{where} is neither an array nor an object")
 
@@ -452,6 +482,7 @@ def _mover(index: Callable[[Any], Any]) -> Callable[[Any], Move | None]:
             return None
         source, target = index(m.get("from")), index(m.get("to"))
         return None if source is None or target is None else Move(from_=source, to=target)
+
     return move
 
 
@@ -487,8 +518,9 @@ class BatchResult(Wire):
     inserts: list[tuple[int, int]] = member("inserts", list, convert=_paths, optional=True, default_factory=list)
     moves: list[Move] = member("moves", list, convert=_item_moves, optional=True, default_factory=list)
     reloads: list[tuple[int, int]] = member("reloads", list, convert=_paths, optional=True, default_factory=list)
-    sections: SectionChanges = member("sections", Mapping, convert=SectionChanges.parse, optional=True,
-                                      default_factory=SectionChanges)
+    sections: SectionChanges = member(
+        "sections", Mapping, convert=SectionChanges.parse, optional=True, default_factory=SectionChanges
+    )
     raw: Mapping[str, Any] = _raw()
 
 
@@ -588,8 +620,9 @@ class BatchEvent(Event):
     inserts: list[tuple[int, int]] = member("inserts", list, convert=_paths, optional=True, default_factory=list)
     moves: list[Move] = member("moves", list, convert=_item_moves, optional=True, default_factory=list)
     reloads: list[tuple[int, int]] = member("reloads", list, convert=_paths, optional=True, default_factory=list)
-    sections: SectionChanges = member("sections", Mapping, convert=SectionChanges.parse, optional=True,
-                                      default_factory=SectionChanges)
+    sections: SectionChanges = member(
+        "sections", Mapping, convert=SectionChanges.parse, optional=True, default_factory=SectionChanges
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from .errors import InvalidInput
 from .inputs import seconds
@@ -36,17 +36,31 @@ from .models import (
 )
 from .wire import Call, attach_sections
 
-__all__ = ["ping", "layout", "prepare", "query", "bounds", "update", "diff", "list_layouts", "drop",
-           "Rect", "BoundsArg", "Format", "Extra", "as_rect"]
+__all__ = [
+    "ping",
+    "layout",
+    "prepare",
+    "query",
+    "bounds",
+    "update",
+    "diff",
+    "list_layouts",
+    "drop",
+    "Rect",
+    "BoundsArg",
+    "Format",
+    "Extra",
+    "as_rect",
+]
 
 #: ``{"x", "y", "width", "height"}`` or ``(x, y, width, height)``.
-Rect = Union[Mapping[str, float], Sequence[float]]
+Rect = Mapping[str, float] | Sequence[float]
 #: ``{"width", "height"}`` (``x``/``y`` allowed and ignored) or ``(width, height)``.
-BoundsArg = Union[Mapping[str, float], Sequence[float]]
+BoundsArg = Mapping[str, float] | Sequence[float]
 #: ``format``: ``"objects"`` (default), ``"columns"`` or ``"binary"``.
 Format = Literal["objects", "columns", "binary"]
 #: Extra request fields, sent as they are.
-Extra = Union[Mapping[str, Any], None]
+Extra = Mapping[str, Any] | None
 
 
 def as_rect(value: Rect, path: str = "rect") -> Mapping[str, float]:
@@ -74,8 +88,9 @@ def _options(call: Call[Any], timeout: float | None, deadline: float | None) -> 
     """``call`` with the request's own ``timeout`` and ``deadline`` (seconds; 0 means 0)."""
     if timeout is None and deadline is None:
         return call
-    return replace(call, timeout=seconds(timeout, "timeout", optional=True),
-                   deadline=seconds(deadline, "deadline", optional=True))
+    return replace(
+        call, timeout=seconds(timeout, "timeout", optional=True), deadline=seconds(deadline, "deadline", optional=True)
+    )
 
 
 def _fields(base: dict[str, Any], extra: Extra) -> dict[str, Any]:
@@ -152,8 +167,24 @@ def layout(
         format: ``"objects"``, ``"columns"`` or ``"binary"`` (§6).
         extra: more request fields, sent as they are.
     """
-    return _options(_input_call("layout", LayoutResult.parse, {}, bounds, spec, sections, content_insets, decorations,
-                       layout_direction, return_, format, extra), timeout, deadline)
+    return _options(
+        _input_call(
+            "layout",
+            LayoutResult.parse,
+            {},
+            bounds,
+            spec,
+            sections,
+            content_insets,
+            decorations,
+            layout_direction,
+            return_,
+            format,
+            extra,
+        ),
+        timeout,
+        deadline,
+    )
 
 
 def prepare(
@@ -184,8 +215,24 @@ def prepare(
             the client may send the prepare again after a timeout or a standby's answer (a second copy is
             refused); without it an unanswered prepare raises :class:`~layoutd.errors.OutcomeUnknown`.
     """
-    return _options(_input_call("prepare", PrepareResult.parse, {"layout": layout, "ifVersion": if_version}, bounds, spec,
-                       sections, content_insets, decorations, layout_direction, return_, format, extra), timeout, deadline)
+    return _options(
+        _input_call(
+            "prepare",
+            PrepareResult.parse,
+            {"layout": layout, "ifVersion": if_version},
+            bounds,
+            spec,
+            sections,
+            content_insets,
+            decorations,
+            layout_direction,
+            return_,
+            format,
+            extra,
+        ),
+        timeout,
+        deadline,
+    )
 
 
 def query(
@@ -315,4 +362,8 @@ def drop(
     """``drop``: forget a kept layout (publishes ``invalidated``/``dropped``) (§5.9). ``if_version`` as for
     :func:`update`: only a layout kept at that version is dropped. (A second copy of a drop that was applied
     finds no layout: the daemon answers it ``unknown_layout``, :class:`~layoutd.errors.UnknownLayout`.)"""
-    return _options(Call("drop", _fields({"layout": layout, "ifVersion": if_version}, extra), (), DropResult.parse), timeout, deadline)
+    return _options(
+        Call("drop", _fields({"layout": layout, "ifVersion": if_version}, extra), (), DropResult.parse),
+        timeout,
+        deadline,
+    )
