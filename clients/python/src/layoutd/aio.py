@@ -56,6 +56,11 @@ class _AsyncSlot(Slot[T]):
             self._owner.set_result(None)
 
 
+def _wake(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 class _DirectLink:
     """A DEALER to one worker's direct endpoint and its reader task, which hands each answer to the
     direct attempt waiting for its id."""
@@ -148,8 +153,10 @@ class AsyncClient(ClientCore):
             max_in_flight=max_in_flight,
         )
         self._room: asyncio.Semaphore | None = None
+        self._plain: zmq.Socket[Any] = None  # type: ignore[assignment]  # set with _socket
+        self._fd: Any = None
+        self._loop: asyncio.AbstractEventLoop = None  # type: ignore[assignment]
         self.context = context if context is not None else zmq.asyncio.Context.instance()
-        self._reader: asyncio.Task[None] | None = None
         #: ``route`` requests under way, by the key looked up (None: the whole table), shared by the
         #: queries that wait for them.
         self._lookups: dict[str | None, asyncio.Task[tuple[bool, BaseException | None]]] = {}
@@ -164,45 +171,69 @@ class AsyncClient(ClientCore):
         if socket is None:
             self._generation += 1
             socket = self._socket = new_dealer(self.context, self.endpoint, self.curve, self.timeout)
-            self._reader = asyncio.get_running_loop().create_task(self._read(socket))
+            # The same libzmq socket without futures: a send that queues at once and a receive of what is
+            # there already cost a few µs instead of a future each. The loop watches the socket's FD and
+            # files every reply there is at each wake-up (one wake-up per batch of replies).
+            self._plain = plain = zmq.Socket[Any].shadow(socket.underlying)
+            plain.sndhwm = 0  # the client bounds its requests in flight itself (max_in_flight)
+            self._loop = loop = asyncio.get_running_loop()
+            self._fd = plain.FD
+            loop.add_reader(self._fd, self._readable, socket)
+            loop.call_soon(self._readable, socket)
         return socket
 
     def _drop_socket(self) -> None:
-        reader, self._reader = self._reader, None
-        if reader is not None and reader is not asyncio.current_task():
-            reader.cancel()
+        if self._socket is not None and self._fd is not None:
+            try:
+                self._loop.remove_reader(self._fd)
+            except RuntimeError:  # the loop is closed already: nothing watches the FD
+                pass
+            self._fd = None
         super()._drop_socket()
 
-    async def _read(self, socket: zmq.asyncio.Socket) -> None:
-        """The reader of one socket: files each reply, until the socket is replaced or closed."""
+    def _readable(self, socket: zmq.asyncio.Socket) -> None:
+        """Files every reply waiting on ``socket`` (without blocking), if it is still the one in use. The
+        socket's FD is edge-triggered: reading ZMQ_EVENTS until it shows no input re-arms it."""
+        plain = self._plain
+        recv = plain.recv
         try:
             while socket is self._socket:
-                frames = await socket.recv_multipart(copy=False)
-                if socket is not self._socket:
+                try:
+                    part = recv(zmq.NOBLOCK, copy=False)
+                except zmq.Again:
+                    if int(plain.get(zmq.EVENTS)) & zmq.POLLIN:
+                        continue
                     return
+                frames = [part]
+                while part.more:  # the rest of a message is there once its first frame is
+                    part = recv(copy=False)
+                    frames.append(part)
                 standby = self._on_reply(frames)
                 if standby is not None:
                     self._resend(*self._fail_over(standby))
                     return
                 if self._behind:  # reads whose answer was older than they may take: ask again shortly
                     self._resend(self._take_behind(), BEHIND_PAUSE)
-        except (asyncio.CancelledError, zmq.ZMQError):
+        except zmq.ZMQError:
             return
 
     async def _send(self, slot: Slot[Any]) -> None:
         socket = self._front()
-        try:  # bounded by the socket's send timeout; attachments go without a copy
-            await socket.send_multipart(slot.frames, copy=not slot.call.attachments)
+        plain = self._plain
+        try:  # queued at once (no high-water mark: max_in_flight bounds it); attachments without a copy
+            plain.send_multipart(slot.frames, zmq.NOBLOCK, copy=not slot.call.attachments)
         except zmq.Again:
             queued = False  # not even queued: its wait fails over at once
         except zmq.ZMQError:
             if socket is self._socket:
                 raise
-            return  # the socket was replaced while this send waited: the failover sends it again
+            return
         else:
             queued = True
-        if socket is self._socket:
-            self._sent(slot, queued)
+        self._sent(slot, queued)
+        # A send can take in what the I/O thread delivered and leave the edge-triggered FD quiet: look now.
+        if int(plain.get(zmq.EVENTS)) & zmq.POLLIN:
+            self._loop.call_soon(self._readable, socket)
 
     def _resend(self, again: list[Slot[Any]], delay: float) -> None:
         """Sends ``again`` on the new socket, after ``delay``, in a task of its own (so that no caller's
@@ -245,11 +276,13 @@ class AsyncClient(ClientCore):
             while not slot._done:
                 remaining = slot.deadline - time.monotonic()
                 if remaining > 0:
-                    await asyncio.wait((slot._owner,), timeout=remaining)
+                    await self._until(slot, remaining)
+                elif self._expired(slot):
+                    break
                 elif slot.generation == self._generation and self._socket is not None:
                     self._resend(*self._fail_over(self._timed_out(slot)))
                 else:  # its socket was replaced and it is being sent again (a send held up past its deadline)
-                    await asyncio.wait((slot._owner,), timeout=slot.timeout)
+                    await self._until(slot, slot.timeout)
                     if not slot._done and slot.generation != self._generation:
                         self._complete(slot, error=self._timed_out(slot))  # the new attempt never went out
         finally:
@@ -257,12 +290,26 @@ class AsyncClient(ClientCore):
                 self._complete(slot, error=asyncio.CancelledError())
         return slot._outcome()
 
+    @staticmethod
+    async def _until(slot: Slot[Any], seconds: float) -> None:
+        """Waits until ``slot`` is done or ``seconds`` passed: its future, woken by a timer (cheaper than
+        ``asyncio.wait``, which makes a waiter and callbacks each time)."""
+        owner: asyncio.Future[None] = slot._owner
+        loop = asyncio.get_running_loop()
+        if owner.done():
+            owner = slot._owner = loop.create_future()
+        timer = loop.call_later(seconds, _wake, owner)
+        try:
+            await owner
+        finally:
+            timer.cancel()
+
     async def _query_directly(self, call: Call[T], timeout: float | None) -> Any:
         """``call`` (a query) answered by its key's owner, or ``FALLBACK``: send it to the front."""
         router = self._router
         key = call.fields["layout"]
         while not router.front_known and self._lookups:  # the first answer tells a single daemon apart
-            await asyncio.wait([asyncio.shield(t) for t in self._lookups.values()])
+            await asyncio.wait(list(self._lookups.values()))  # (never cancels them)
             if not router.wants(call):
                 return FALLBACK
         for _ in range(3):  # the key, then again after a doubtful answer (a bound: each answer settles one)
@@ -406,9 +453,7 @@ class AsyncClient(ClientCore):
         """Closes the client and waits for its tasks (readers, resends, lookups) to end."""
         links: list[_DirectLink] = list(self._direct.values())
         tasks = [
-            t
-            for t in (self._reader, *self._resending, *self._lookups.values(), *(link.reader for link in links))
-            if t is not None
+            t for t in (*self._resending, *self._lookups.values(), *(link.reader for link in links)) if t is not None
         ]
         self.close()
         if tasks:

@@ -277,6 +277,8 @@ class Client(ClientCore):
                 self._drain(self._socket)  # replies that came while nobody was reading count
                 if slot._done:
                     return
+            if self._expired(slot):
+                return
             again, delay = self._fail_over(self._timed_out(slot))
             self._resend(again, delay)
             return
@@ -307,6 +309,8 @@ class Client(ClientCore):
                 return
             if self._behind:  # reads whose answer was older than they may take: ask again shortly
                 self._resend(self._take_behind(), BEHIND_PAUSE)
+            if not self._pending:  # nothing else to wait for (zmq_poll sees any late reply next time)
+                return
 
     def _resend(self, again: list[Slot[Any]], delay: float) -> None:
         if delay > 0:

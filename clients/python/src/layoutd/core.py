@@ -111,6 +111,7 @@ class Slot(Generic[T]):
         "generation",
         "expires",
         "min_version",
+        "behind",
         "_done",
         "_value",
         "_error",
@@ -137,6 +138,8 @@ class Slot(Generic[T]):
         self.expires = expires
         #: The ``minVersion`` it carries: a reply older than it is never returned.
         self.min_version = min_version
+        #: The last ``behind`` answer, raised if the deadline runs out before a fresh one comes.
+        self.behind: ReplyError | None = None
         self.attempts = 0
         self.endpoints: list[str] = []
         self.deadline = 0.0
@@ -268,30 +271,35 @@ class ClientCore:
         wait, expires = self._timeouts(call, timeout, deadline)
         floor = None
         if call.op == "query":
-            key = call.fields.get("layout")
-            floor = self._router.seen_versions.get(key) if isinstance(key, str) else None
-            if floor is not None and "namespace" not in call.fields:
-                if "minVersion" not in call.fields:
-                    fields = dict(call.fields)
-                    fields["minVersion"] = floor
-                    call = Call(call.op, fields, call.attachments, call.decode, call.timeout, call.deadline)
+            fields = call.fields
+            key = fields.get("layout")
+            floor = self._router.seen_versions.get(key) if type(key) is str else None
+            if floor is not None and ("namespace" in fields or "minVersion" in fields):
+                floor = fields.get("minVersion")  # the caller's own (or an admin's read: none)
+                floor = floor if type(floor) is int else None
+                request_id, frames = self._encode(call)
             else:
-                floor = None
-        request_id, frames = self._encode(call)
+                request_id, frames = self._encode(call, floor)
+        else:
+            request_id, frames = self._encode(call)
         opened = slot(owner, call, request_id, frames, wait, expires, floor)
         self._pending[request_id] = opened
         return opened
 
-    def _encode(self, call: Call[Any]) -> tuple[int, list[Any]]:
-        """A new id for ``call`` and its frames (the body seen by the request hook). Fields strict JSON
-        cannot carry (NaN, infinities, objects of no JSON type) raise :class:`InvalidInput` at their path."""
+    def _encode(self, call: Call[Any], min_version: int | None = None) -> tuple[int, list[Any]]:
+        """A new id for ``call`` and its frames (the body seen by the request hook), with ``minVersion`` when
+        given. Fields strict JSON cannot carry (NaN, infinities, objects of no JSON type) raise
+        :class:`InvalidInput` at their path."""
         request_id = next(self._ids)
         try:
             if self.hooks.request is not None:
-                obj, body = encode_body(request_id, call.op, call.fields)
+                fields = call.fields if min_version is None else {**call.fields, "minVersion": min_version}
+                obj, body = encode_body(request_id, call.op, fields)
                 self.hooks.request(obj)
             else:
                 body = encode_request(request_id, call.op, call.fields)
+                if min_version is not None:  # spliced in: no copy of the fields
+                    body = b'%s,"minVersion":%d}' % (body[:-1], min_version)
         except (ValueError, TypeError) as error:
             if isinstance(error, LayoutdError):
                 raise
@@ -349,6 +357,7 @@ class ClientCore:
                 )
         except ReplyError as error:
             if error.code == "behind" and slot.call.retryable and self._retry_behind(slot):
+                slot.behind = error
                 return None
             if standby_error(error):
                 error.request_id = slot.id  # the one request known not to have been applied
@@ -373,6 +382,22 @@ class ClientCore:
         if slot.expires == math.inf:
             slot.expires = slot.deadline  # one attempt's worth of time for all of the retries
         self._behind.append(slot)
+        return True
+
+    def _expired(self, slot: Slot[Any]) -> bool:
+        """Did ``slot``'s overall deadline, not its attempt's timeout, end its wait? It then fails alone
+        (with the ``behind`` it was asking past, or a timeout): the endpoint is not to blame, no failover."""
+        if slot.expires == math.inf or time.monotonic() < slot.expires:
+            return False
+        error = slot.behind or Timeout(
+            f"no reply within the request's deadline (after {slot.attempts} attempt(s))",
+            endpoints=tuple(slot.endpoints),
+            op=slot.op,
+            request_id=slot.id,
+        )
+        if not slot.call.retryable and slot.behind is None:
+            error = OutcomeUnknown(error, op=slot.op, request_id=slot.id)
+        self._complete(slot, error=error)
         return True
 
     def _take_behind(self) -> list[Slot[Any]]:
@@ -418,8 +443,10 @@ class ClientCore:
                 slot.deadline = time.monotonic() + delay + slot.timeout  # until it is sent again
                 again.append(slot)
                 continue
-            if slot.call.retryable or answered:
-                error: LayoutdError = (
+            if slot.behind is not None:  # its time ran out asking again after `behind`: that is the answer
+                error: LayoutdError = slot.behind
+            elif slot.call.retryable or answered:
+                error = (
                     cause
                     if isinstance(cause, ReplyError)
                     else Timeout(
