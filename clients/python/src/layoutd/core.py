@@ -389,7 +389,7 @@ class ClientCore:
         (with the ``behind`` it was asking past, or a timeout): the endpoint is not to blame, no failover."""
         if slot.expires == math.inf or time.monotonic() < slot.expires:
             return False
-        error = slot.behind or Timeout(
+        error: LayoutdError = slot.behind or Timeout(
             f"no reply within the request's deadline (after {slot.attempts} attempt(s))",
             endpoints=tuple(slot.endpoints),
             op=slot.op,
