@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from .errors import InvalidInput
 from .inputs import seconds
+from .jobs import Section, Spec
 from .models import (
     BatchResult,
     BoundsResult,
@@ -105,8 +106,8 @@ def _input_call(
     decode: Any,
     head: dict[str, Any],
     bounds: BoundsArg,
-    spec: Mapping[str, Any],
-    sections: Sequence[Any],
+    spec: Spec | Mapping[str, Any],
+    sections: Sequence[Section | Mapping[str, Any]],
     content_insets: Any,
     decorations: Mapping[str, Any] | None,
     layout_direction: str | None,
@@ -143,8 +144,8 @@ def ping(*, extra: Extra = None, timeout: float | None = None, deadline: float |
 def layout(
     *,
     bounds: BoundsArg,
-    spec: Mapping[str, Any],
-    sections: Sequence[Any],
+    spec: Spec | Mapping[str, Any],
+    sections: Sequence[Section | Mapping[str, Any]],
     content_insets: Any = None,
     decorations: Mapping[str, Any] | None = None,
     layout_direction: str | None = None,
@@ -191,8 +192,8 @@ def prepare(
     layout: str,
     *,
     bounds: BoundsArg,
-    spec: Mapping[str, Any],
-    sections: Sequence[Any],
+    spec: Spec | Mapping[str, Any],
+    sections: Sequence[Section | Mapping[str, Any]],
     content_insets: Any = None,
     decorations: Mapping[str, Any] | None = None,
     layout_direction: str | None = None,
