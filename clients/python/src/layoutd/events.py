@@ -327,10 +327,17 @@ class SubscriberBase:
         self._core.token, self._core.confirmed = token, False
         topic = "subscribed:" + token
         self._socket.setsockopt(zmq.SUBSCRIBE, self._core.wire_prefix(topic))
+        if self._core.topic_prefix:
+            # With CURVE the confirmation comes under our key (the subscription above lets it through this
+            # socket's filter); a daemon that recognises the token only without the key (it files every
+            # subscription under the subscriber's key itself) gets it so too, after the others.
+            self._socket.setsockopt(zmq.SUBSCRIBE, topic.encode())
         return topic
 
     def _end_confirmation(self, topic: str) -> None:
         self._socket.setsockopt(zmq.UNSUBSCRIBE, self._core.wire_prefix(topic))
+        if self._core.topic_prefix:
+            self._socket.setsockopt(zmq.UNSUBSCRIBE, topic.encode())
         self._core.token = None
 
     @staticmethod
