@@ -153,6 +153,7 @@ class AsyncClient(ClientCore):
             max_in_flight=max_in_flight,
         )
         self._room: asyncio.Semaphore | None = None
+        self._looked_up: asyncio.Event | None = None
         self._plain: zmq.Socket[Any] = None  # type: ignore[assignment]  # set with _socket
         self._fd: Any = None
         self._loop: asyncio.AbstractEventLoop = None  # type: ignore[assignment]
@@ -309,7 +310,9 @@ class AsyncClient(ClientCore):
         router = self._router
         key = call.fields["layout"]
         while not router.front_known and self._lookups:  # the first answer tells a single daemon apart
-            await asyncio.wait(list(self._lookups.values()))  # (never cancels them)
+            if self._looked_up is None:
+                self._looked_up = asyncio.Event()
+            await self._looked_up.wait()
             if not router.wants(call):
                 return FALLBACK
         for _ in range(3):  # the key, then again after a doubtful answer (a bound: each answer settles one)
@@ -341,6 +344,9 @@ class AsyncClient(ClientCore):
             def forget(done: asyncio.Task[tuple[bool, BaseException | None]], name: str | None = name) -> None:
                 if self._lookups.get(name) is done:
                     del self._lookups[name]
+                if self._looked_up is not None:  # wake the queries that waited for a first answer
+                    self._looked_up.set()
+                    self._looked_up = None
 
             task.add_done_callback(forget)
         answered, error = await asyncio.shield(task)  # one caller's cancellation does not stop the others'

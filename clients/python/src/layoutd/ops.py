@@ -18,6 +18,7 @@ inside an ``update`` goes as a JSON list).
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal
@@ -67,7 +68,13 @@ Extra = Mapping[str, Any] | None
 def as_rect(value: Rect, path: str = "rect") -> Mapping[str, float]:
     """A rect as the wire wants it (:class:`~layoutd.errors.InvalidInput` at ``path`` for a sequence that
     is not four numbers)."""
-    if type(value) is dict or isinstance(value, Mapping):
+    kind = type(value)
+    if kind is dict:
+        return value  # type: ignore[return-value]
+    if (kind is tuple or kind is list) and len(value) == 4:  # the common case, without the ABC checks
+        x, y, w, h = typing.cast("Sequence[float]", value)
+        return {"x": x, "y": y, "width": w, "height": h}
+    if isinstance(value, Mapping):
         return value
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) != 4:
         raise InvalidInput(f"a rect is a mapping or (x, y, width, height), not {value!r}", path)
