@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
 from layoutd import AsyncClient, Client
-
 from layoutd_testkit import SchemaChecker, Server, start_cluster, start_single
 
 
@@ -88,4 +88,3 @@ def make_async_client(schema: SchemaChecker) -> Callable[..., AsyncClient]:
 def key(request: pytest.FixtureRequest) -> str:
     """A layout key of this test's own."""
     return f"{request.node.name[:40]}-{uuid.uuid4().hex[:8]}"
-

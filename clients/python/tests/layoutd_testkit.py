@@ -13,10 +13,11 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import zmq
 
@@ -93,9 +94,14 @@ class Process:
         self.log_path = workdir / f"{name}.log"
         self._log = open(self.log_path, "wb")
         # The daemon reads config/layoutd.yaml relative to its working directory: run it in an empty one.
-        self.popen = subprocess.Popen(self.args, cwd=workdir, stdin=subprocess.DEVNULL, stdout=self._log,
-                                      stderr=subprocess.STDOUT,
-                                      preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+        self.popen = subprocess.Popen(
+            self.args,
+            cwd=workdir,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+        )
 
     @property
     def pid(self) -> int:
@@ -131,8 +137,11 @@ class Process:
 #: validation only because of one of these is validated again without it (and counted in ``tolerated``);
 #: anything else still fails. None is known today; ``LAYOUTD_SCHEMA_TOLERATE`` names some to set aside.
 KNOWN_DISAGREEMENTS: set[str] = set()
-TOLERATED = (KNOWN_DISAGREEMENTS if "LAYOUTD_SCHEMA_TOLERATE" not in os.environ
-             else set(filter(None, os.environ["LAYOUTD_SCHEMA_TOLERATE"].split(","))) - {"none"})
+TOLERATED = (
+    KNOWN_DISAGREEMENTS
+    if "LAYOUTD_SCHEMA_TOLERATE" not in os.environ
+    else set(filter(None, os.environ["LAYOUTD_SCHEMA_TOLERATE"].split(","))) - {"none"}
+)
 
 
 def without_known_disagreements(obj: Mapping[str, Any], request: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -256,15 +265,33 @@ def wait_ready(server: Server, curve: CurveKeys | None = None) -> None:
             raise AssertionError(f"layoutd not ready within {READY_SECONDS:g}s:\n{server.logs()}")
 
 
-def start_single(workdir: Path, *, args: Sequence[str] = (), curve: CurveKeys | None = None,
-                 name: str = "layoutd") -> Server:
+def start_single(
+    workdir: Path, *, args: Sequence[str] = (), curve: CurveKeys | None = None, name: str = "layoutd"
+) -> Server:
     """A single daemon on free ports (front, events, stats and the HTTP listener)."""
     workdir.mkdir(parents=True, exist_ok=True)
     front, events, stats, http = (free_port() for _ in range(4))
     server = Server("single", tcp(front), tcp(events), tcp(stats), f"127.0.0.1:{http}", workdir=workdir)
-    server.processes.append(Process(name, [
-        layoutd_binary(), "--front", server.front, "--events", server.events, "--stats", server.stats,
-        "--http", server.http, "--workers", "2", *args], workdir))
+    server.processes.append(
+        Process(
+            name,
+            [
+                layoutd_binary(),
+                "--front",
+                server.front,
+                "--events",
+                server.events,
+                "--stats",
+                server.stats,
+                "--http",
+                server.http,
+                "--workers",
+                "2",
+                *args,
+            ],
+            workdir,
+        )
+    )
     try:
         wait_ready(server, curve)
     except BaseException:
@@ -273,9 +300,15 @@ def start_single(workdir: Path, *, args: Sequence[str] = (), curve: CurveKeys | 
     return server
 
 
-def start_cluster(workdir: Path, *, workers: int = 2, broker_args: Sequence[str] = (),
-                  worker_args: Callable[[int], Sequence[str]] = lambda i: (), curve: CurveKeys | None = None,
-                  direct: bool = False) -> Server:
+def start_cluster(
+    workdir: Path,
+    *,
+    workers: int = 2,
+    broker_args: Sequence[str] = (),
+    worker_args: Callable[[int], Sequence[str]] = lambda i: (),
+    curve: CurveKeys | None = None,
+    direct: bool = False,
+) -> Server:
     """A broker and ``workers`` workers, every socket on a free port; ready once a ping through the broker
     is answered and every worker is alive in the broker's stats (``curve``: an admin's keys, with CURVE).
 
@@ -287,9 +320,30 @@ def start_cluster(workdir: Path, *, workers: int = 2, broker_args: Sequence[str]
     server = Server("cluster", tcp(front), tcp(events), tcp(stats), f"127.0.0.1:{http}", workdir=workdir)
     server.extra.update(back=tcp(back), events_in=tcp(events_in), worker_stats=[], worker_http=[], direct=[])
     binary = layoutd_binary()
-    server.processes.append(Process("broker", [
-        binary, "--role", "broker", "--front", server.front, "--events", server.events, "--stats", server.stats,
-        "--http", server.http, "--back", tcp(back), "--events-in", tcp(events_in), *broker_args], workdir))
+    server.processes.append(
+        Process(
+            "broker",
+            [
+                binary,
+                "--role",
+                "broker",
+                "--front",
+                server.front,
+                "--events",
+                server.events,
+                "--stats",
+                server.stats,
+                "--http",
+                server.http,
+                "--back",
+                tcp(back),
+                "--events-in",
+                tcp(events_in),
+                *broker_args,
+            ],
+            workdir,
+        )
+    )
     try:
         for i in range(workers):
             w_stats, w_http = free_port(), free_port()
@@ -299,14 +353,37 @@ def start_cluster(workdir: Path, *, workers: int = 2, broker_args: Sequence[str]
             if direct:
                 server.extra["direct"].append(tcp(free_port()))
                 direct_args = ["--direct", server.extra["direct"][-1]]
-            server.processes.append(Process(f"worker-{i}", [
-                binary, "--role", "worker", "--join", tcp(back), "--join-events", tcp(events_in),
-                "--worker-id", f"worker-{i}", "--worker-stats", tcp(w_stats), "--worker-http", f"127.0.0.1:{w_http}",
-                "--workers", "1", *direct_args, *worker_args(i)], workdir))
+            server.processes.append(
+                Process(
+                    f"worker-{i}",
+                    [
+                        binary,
+                        "--role",
+                        "worker",
+                        "--join",
+                        tcp(back),
+                        "--join-events",
+                        tcp(events_in),
+                        "--worker-id",
+                        f"worker-{i}",
+                        "--worker-stats",
+                        tcp(w_stats),
+                        "--worker-http",
+                        f"127.0.0.1:{w_http}",
+                        "--workers",
+                        "1",
+                        *direct_args,
+                        *worker_args(i),
+                    ],
+                    workdir,
+                )
+            )
         wait_ready(server, curve)
-        stats_client = Client(server.front, stats_endpoints=server.stats, timeout=1.0, attempts=1, curve=curve,
-                              direct_reads="off")
+        stats_client = Client(
+            server.front, stats_endpoints=server.stats, timeout=1.0, attempts=1, curve=curve, direct_reads="off"
+        )
         try:
+
             def all_alive() -> bool:
                 server.check_alive()
                 cluster = stats_client.stats().cluster or {}

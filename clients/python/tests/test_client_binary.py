@@ -6,7 +6,8 @@ import array
 import json
 import struct
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,7 +16,6 @@ import zmq
 import layoutd
 from layoutd import Client, Columns, DecodeError, InvalidRequest, UnknownLayout
 from layoutd.wire import attach_sections, encode_attachment
-
 from layoutd_testkit import FakeRouter, SchemaChecker, Server, reply_frames
 
 N = 2000
@@ -56,8 +56,15 @@ def test_binary_query_as_numpy_without_copy(client: Client, key: str) -> None:
     assert_same_columns(binary, columns, numpy_arrays=True)
     assert {"cell", "header", "footer", "decoration"} >= set(binary.kind_names()) >= {"cell", "decoration"}
     dtypes = {name: binary.column(name).dtype.str for name in ("kind", *NUMERIC)}  # type: ignore[union-attr]
-    assert dtypes == {"kind": "|u1", "section": "<i4", "item": "<i4", "x": "<f8", "y": "<f8", "width": "<f8",
-                      "height": "<f8"}
+    assert dtypes == {
+        "kind": "|u1",
+        "section": "<i4",
+        "item": "<i4",
+        "x": "<f8",
+        "y": "<f8",
+        "width": "<f8",
+        "height": "<f8",
+    }
     for name in ("kind", *NUMERIC):
         column = binary.column(name)
         # numpy.frombuffer over the received zmq.Frame: no copy, read-only.
@@ -96,8 +103,9 @@ def test_binary_pin_layout_prepare_and_empty(client: Client, key: str) -> None:
     assert laid.counts.elements == len(laid.attributes) == N + 4
     assert_same_columns(laid.attributes, laid_columns.attributes, numpy_arrays=True)
 
-    again = client.prepare(key, bounds=BOUNDS, spec=WATERFALL, sections=SECTIONS_JSON, return_={"rect": RECT},
-                           format="binary")
+    again = client.prepare(
+        key, bounds=BOUNDS, spec=WATERFALL, sections=SECTIONS_JSON, return_={"rect": RECT}, format="binary"
+    )
     assert isinstance(again.attributes, Columns) and again.version == 2
     none = client.prepare(key, bounds=BOUNDS, spec=WATERFALL, sections=SECTIONS_JSON, format="binary")
     assert none.attributes is None  # nothing listed: a single JSON frame
@@ -132,26 +140,40 @@ def test_attachments_give_the_same_layout_as_json(server: Server, client: Client
         "memoryview": [memoryview(array.array("d", first)), memoryview(struct.pack(f"<{len(second)}d", *second))],
     }
     for name, (a, b) in variants.items():
-        prepared = client.prepare(f"{key}-{name}", bounds=BOUNDS, spec=WATERFALL, sections=[{"heights": a}, {"heights": b}])
+        prepared = client.prepare(
+            f"{key}-{name}", bounds=BOUNDS, spec=WATERFALL, sections=[{"heights": a}, {"heights": b}]
+        )
         assert prepared.counts.items == N, name
         got = client.query(f"{key}-{name}", rect=(0, 0, 414, 10**6), format="columns").attributes
         assert got == expected, name
-    laid = client.layout(bounds=BOUNDS, spec=WATERFALL, sections=[{"heights": np.array(first)}, {"count": len(second), "heights": second}],
-                         format="columns")
+    laid = client.layout(
+        bounds=BOUNDS,
+        spec=WATERFALL,
+        sections=[{"heights": np.array(first)}, {"count": len(second), "heights": second}],
+        format="columns",
+    )
     assert laid.attributes == expected
 
     # justified: aspect ratios; flow: widths and heights, each as its own frame.
     ratios = np.linspace(0.5, 2.0, 50)
-    justified_json = client.layout(bounds=(800, 600), spec={"type": "justified"}, sections=[{"aspectRatios": ratios.tolist()}])
+    justified_json = client.layout(
+        bounds=(800, 600), spec={"type": "justified"}, sections=[{"aspectRatios": ratios.tolist()}]
+    )
     justified_bin = client.layout(bounds=(800, 600), spec={"type": "justified"}, sections=[{"aspectRatios": ratios}])
     assert justified_bin.attributes == justified_json.attributes
     widths, heights = np.arange(10, 60, dtype=float), np.arange(20, 70, dtype=float)
-    flow_json = client.layout(bounds=(320, 600), spec={"type": "flow"}, sections=[{"widths": widths.tolist(), "heights": heights.tolist()}])
-    flow_bin = client.layout(bounds=(320, 600), spec={"type": "flow"}, sections=[{"widths": widths, "heights": heights}])
+    flow_json = client.layout(
+        bounds=(320, 600), spec={"type": "flow"}, sections=[{"widths": widths.tolist(), "heights": heights.tolist()}]
+    )
+    flow_bin = client.layout(
+        bounds=(320, 600), spec={"type": "flow"}, sections=[{"widths": widths, "heights": heights}]
+    )
     assert flow_bin.attributes == flow_json.attributes
 
     # diff with a binary column
-    diffed = client.diff(key, sections=[{"ids": list(range(3)), "heights": np.array([10.0, 20.0, 30.0])}, {"ids": [99]}])
+    diffed = client.diff(
+        key, sections=[{"ids": list(range(3)), "heights": np.array([10.0, 20.0, 30.0])}, {"ids": [99]}]
+    )
     assert diffed.version == 2
     assert [e.height for e in client.query(key, items=[[0, 0], [0, 1], [0, 2]]).attributes] == [10.0, 20.0, 30.0]
 
@@ -178,19 +200,29 @@ def test_attachment_errors_are_typed(server: Server, client: Client, schema: Sch
     assert disagree.value.path is not None and disagree.value.path.startswith("sections[0]")
     with schema.allow_invalid_requests():
         with pytest.raises(InvalidRequest) as missing:
-            client.request("layout", {"bounds": {"width": 300, "height": 600}, "spec": {"type": "list"},
-                                      "sections": [{"heights": {"frame": 2}}]}, attachments=[b"\x00" * 8])
+            client.request(
+                "layout",
+                {
+                    "bounds": {"width": 300, "height": 600},
+                    "spec": {"type": "list"},
+                    "sections": [{"heights": {"frame": 2}}],
+                },
+                attachments=[b"\x00" * 8],
+            )
         assert missing.value.path == "sections[0].heights.frame"
     assert client.ping().version  # the connection keeps working
 
 
 def test_attachment_encoding() -> None:
     attachments: list[Any] = []
-    sections = attach_sections([
-        {"heights": np.array([1, 2], dtype=np.int64)},
-        {"heights": [1.0, None], "widths": array.array("f", [3.0])},
-        {"count": 2},
-    ], attachments)
+    sections = attach_sections(
+        [
+            {"heights": np.array([1, 2], dtype=np.int64)},
+            {"heights": [1.0, None], "widths": array.array("f", [3.0])},
+            {"count": 2},
+        ],
+        attachments,
+    )
     assert sections == [{"heights": {"frame": 1}}, {"heights": [1.0, None], "widths": {"frame": 2}}, {"count": 2}]
     assert bytes(attachments[0]) == struct.pack("<2d", 1, 2) and bytes(attachments[1]) == struct.pack("<d", 3)
     assert bytes(encode_attachment(memoryview(array.array("d", [5.0])))) == struct.pack("<d", 5)
@@ -202,15 +234,29 @@ def test_attachment_encoding() -> None:
 
 # -- malformed binary replies, from a fake ROUTER -----------------------------------------------------
 
-COLUMNS = [("kind", "uint8", 1), ("section", "int32", 4), ("item", "int32", 4), ("x", "float64", 8),
-           ("y", "float64", 8), ("width", "float64", 8), ("height", "float64", 8)]
+COLUMNS = [
+    ("kind", "uint8", 1),
+    ("section", "int32", 4),
+    ("item", "int32", 4),
+    ("x", "float64", 8),
+    ("y", "float64", 8),
+    ("width", "float64", 8),
+    ("height", "float64", 8),
+]
 
 
 def descriptor(count: int, **change: Any) -> dict[str, Any]:
-    columns = [{"name": n, "type": t, "count": count, "byteOrder": "little", "frame": i + 1}
-               for i, (n, t, _) in enumerate(COLUMNS)]
-    return {"format": "binary", "count": count, "kinds": ["cell", "header", "footer", "decoration"],
-            "columns": columns, **change}
+    columns = [
+        {"name": n, "type": t, "count": count, "byteOrder": "little", "frame": i + 1}
+        for i, (n, t, _) in enumerate(COLUMNS)
+    ]
+    return {
+        "format": "binary",
+        "count": count,
+        "kinds": ["cell", "header", "footer", "decoration"],
+        "columns": columns,
+        **change,
+    }
 
 
 def good_frames(count: int) -> list[bytes]:
@@ -228,7 +274,9 @@ def bad_column(index: int, **change: Any) -> dict[str, Any]:
 
 
 MALFORMED: dict[str, Callable[[list[bytes]], list[bytes]]] = {
-    "short float frame": lambda f: binary_reply(f, descriptor(3), [*good_frames(3)[:3], bytes(16), *good_frames(3)[4:]]),
+    "short float frame": lambda f: binary_reply(
+        f, descriptor(3), [*good_frames(3)[:3], bytes(16), *good_frames(3)[4:]]
+    ),
     "long int frame": lambda f: binary_reply(f, descriptor(3), [good_frames(3)[0], bytes(13), *good_frames(3)[2:]]),
     "frames missing": lambda f: binary_reply(f, descriptor(3), good_frames(3)[:5]),
     "no frames at all": lambda f: binary_reply(f, descriptor(3), []),
@@ -239,13 +287,17 @@ MALFORMED: dict[str, Callable[[list[bytes]], list[bytes]]] = {
     "frame used twice": lambda f: binary_reply(f, bad_column(6, frame=1), good_frames(3)),
     "column count differs": lambda f: binary_reply(f, bad_column(2, count=2), good_frames(3)),
     "kind code out of range": lambda f: binary_reply(f, descriptor(3), [bytes([0, 9, 0]), *good_frames(3)[1:]]),
-    "column missing": lambda f: binary_reply(f, {**descriptor(3), "columns": descriptor(3)["columns"][:6]},
-                                             good_frames(3)[:6]),
-    "frames with JSON attributes": lambda f: binary_reply(f, {"kind": [], "section": [], "item": [], "x": [], "y": [],
-                                                              "width": [], "height": []}, [bytes(8)]),
+    "column missing": lambda f: binary_reply(
+        f, {**descriptor(3), "columns": descriptor(3)["columns"][:6]}, good_frames(3)[:6]
+    ),
+    "frames with JSON attributes": lambda f: binary_reply(
+        f, {"kind": [], "section": [], "item": [], "x": [], "y": [], "width": [], "height": []}, [bytes(8)]
+    ),
     "header not JSON": lambda f: [b"", b"{not json", *good_frames(3)],
-    "error reply with frames": lambda f: [*reply_frames(f, {"ok": False, "error": {"code": "internal", "message": "x"}}),
-                                          bytes(8)],
+    "error reply with frames": lambda f: [
+        *reply_frames(f, {"ok": False, "error": {"code": "internal", "message": "x"}}),
+        bytes(8),
+    ],
 }
 
 
@@ -255,7 +307,9 @@ def test_malformed_binary_replies_raise_decode_errors(make_client: Callable[...,
     def handler(frames: list[bytes]) -> list[list[bytes]]:
         body = json.loads(frames[1])
         if body["op"] == "ping":
-            return [reply_frames(frames, {"ok": True, "result": {"version": "fake", "layouts": [], "uptimeSeconds": 0}})]
+            return [
+                reply_frames(frames, {"ok": True, "result": {"version": "fake", "layouts": [], "uptimeSeconds": 0}})
+            ]
         return [MALFORMED[mode["case"]](frames)]
 
     with FakeRouter(handler) as fake:

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 import zmq
 
 from layoutd import BatchEvent, Client, CurveKeys, Resync, Subscriber, Timeout, UnknownLayout, read_key_file
-
 from layoutd_testkit import FEED_BOUNDS, FEED_SECTIONS, FEED_SPEC, Server, start_cluster, start_single, write_key_files
 
 
@@ -20,7 +19,7 @@ from layoutd_testkit import FEED_BOUNDS, FEED_SECTIONS, FEED_SPEC, Server, start
 class CurveSetup:
     server: Server
     alice: CurveKeys  # listed as "alice", admin
-    bob: CurveKeys    # listed without a name or admin
+    bob: CurveKeys  # listed without a name or admin
     stranger: CurveKeys  # not listed
 
 
@@ -31,7 +30,11 @@ def curve_setup(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     alice_public, _ = write_key_files(keys, "alice")
     bob_public, _ = write_key_files(keys, "bob")
     write_key_files(keys, "stranger")
-    lines = ["# clients admitted by the test daemon", f"{alice_public.decode()}  alice  admin", f"{bob_public.decode()}"]
+    lines = [
+        "# clients admitted by the test daemon",
+        f"{alice_public.decode()}  alice  admin",
+        f"{bob_public.decode()}",
+    ]
     workers = []
     if request.param == "cluster":
         for i in range(2):  # a worker joins with a key listed as admin
@@ -44,12 +47,26 @@ def curve_setup(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     if request.param == "single":
         server = start_single(keys / "run", args=security, curve=alice)
     else:
-        server = start_cluster(keys / "run", workers=2, broker_args=security, curve=alice, worker_args=lambda i: [
-            "--worker-secret-key-file", str(workers[i]), "--server-public-key-file", str(keys / "server.pub")])
+        server = start_cluster(
+            keys / "run",
+            workers=2,
+            broker_args=security,
+            curve=alice,
+            worker_args=lambda i: [
+                "--worker-secret-key-file",
+                str(workers[i]),
+                "--server-public-key-file",
+                str(keys / "server.pub"),
+            ],
+        )
     server.curve_server_public = server_public
     try:
-        yield CurveSetup(server, alice, CurveKeys.from_files(keys / "bob.key", keys / "server.pub"),
-                         CurveKeys.from_files(keys / "stranger.key", keys / "server.pub"))
+        yield CurveSetup(
+            server,
+            alice,
+            CurveKeys.from_files(keys / "bob.key", keys / "server.pub"),
+            CurveKeys.from_files(keys / "stranger.key", keys / "server.pub"),
+        )
     finally:
         server.stop()
 
@@ -70,8 +87,9 @@ def test_key_files(tmp_path: Path) -> None:
         CurveKeys(secret_key=b"short", server_key=public)
 
 
-def test_admitted_clients_have_their_own_namespaces(curve_setup: CurveSetup,
-                                                    make_client: Callable[..., Client]) -> None:
+def test_admitted_clients_have_their_own_namespaces(
+    curve_setup: CurveSetup, make_client: Callable[..., Client]
+) -> None:
     server = curve_setup.server
     alice = make_client(server.front, stats_endpoints=server.stats, curve=curve_setup.alice)
     bob = make_client(server.front, stats_endpoints=server.stats, curve=curve_setup.bob, timeout=1.0, attempts=1)
@@ -120,8 +138,9 @@ def test_events_carry_the_key_prefix(curve_setup: CurveSetup, make_client: Calla
         # Poll until the subscription is live. Events published before it are lost, so the first one
         # that arrives may be reported as a gap (a Resync); the next is in order.
         while not isinstance(event, BatchEvent) and time.monotonic() < deadline:
-            version = alice.update(key, if_version=version,
-                                   updates=[{"insert": [0, 0], "item": {"id": uuid.uuid4().hex}}]).version
+            version = alice.update(
+                key, if_version=version, updates=[{"insert": [0, 0], "item": {"id": uuid.uuid4().hex}}]
+            ).version
             event = sub.next(0.3)
             if isinstance(event, Resync):
                 assert event.event.topic == f"batch:{key}" and event.result is not None
@@ -134,8 +153,9 @@ def test_events_carry_the_key_prefix(curve_setup: CurveSetup, make_client: Calla
         deadline = time.monotonic() + 20
         while not raw.poll(300, zmq.POLLIN):
             assert time.monotonic() < deadline, "no event reached the raw CURVE subscriber within 20 s"
-            version = alice.update(key, if_version=version,
-                                   updates=[{"insert": [0, 0], "item": {"id": uuid.uuid4().hex}}]).version
+            version = alice.update(
+                key, if_version=version, updates=[{"insert": [0, 0], "item": {"id": uuid.uuid4().hex}}]
+            ).version
         topic, _ = raw.recv_multipart()
         assert topic.startswith(curve_setup.alice.public_key) and topic[40:] == f"batch:{key}".encode()
     finally:

@@ -17,9 +17,26 @@ EXAMPLE = REPO / "examples" / "python" / "client.py"
 def test_example_demo(single_server: Server, fmt: str) -> None:
     key = f"example-{uuid.uuid4().hex[:8]}"
     done = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--front", single_server.front, "--events", single_server.events,
-         "--timeout", "5", "demo", "--key", key, "--format", fmt],
-        capture_output=True, text=True, timeout=60, check=False)
+        [
+            sys.executable,
+            str(EXAMPLE),
+            "--front",
+            single_server.front,
+            "--events",
+            single_server.events,
+            "--timeout",
+            "5",
+            "demo",
+            "--key",
+            key,
+            "--format",
+            fmt,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[1].startswith(f"prepared {key} v1: 14 items")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
-
 import zmq
 
 from layoutd import (
@@ -20,7 +20,6 @@ from layoutd import (
     UnknownLayout,
     VersionConflict,
 )
-
 from layoutd_testkit import FEED_BOUNDS, FEED_SECTIONS, FEED_SPEC, FakeRouter, Server, free_port, reply_frames, tcp
 
 STANDBY = {"ok": False, "error": {"code": "unavailable", "message": "this broker is the STANDBY; ask its peer"}}
@@ -77,7 +76,8 @@ def test_change_with_if_version_is_retried(server: Server, make_client: Callable
     assert isinstance(batch, BatchResult) and batch.version == version + 1
     assert client.failovers == 1
     diffed = make_client([dead_endpoint(), server.front], timeout=0.5).diff(
-        key, if_version=batch.version, sections=[{"ids": ["b", "z"]}, {"ids": ["c"]}])
+        key, if_version=batch.version, sections=[{"ids": ["b", "z"]}, {"ids": ["c"]}]
+    )
     assert diffed.version == version + 2
 
 
@@ -87,10 +87,12 @@ def swallow(frames: list[bytes]) -> list[list[bytes]]:
 
 
 def test_every_change_with_if_version_is_retried_after_a_timeout_and_applied_once(
-        server: Server, make_client: Callable[..., Client], key: str) -> None:
+    server: Server, make_client: Callable[..., Client], key: str
+) -> None:
     # The first endpoint takes each request and never answers; the client times out, moves to the real
     # daemon and sends the same change there (same ifVersion): applied there, once.
     with FakeRouter(swallow) as lost:
+
         def client() -> Client:
             return make_client([lost.endpoint, server.front], timeout=0.5, attempts=2)
 
@@ -104,7 +106,11 @@ def test_every_change_with_if_version_is_retried_after_a_timeout_and_applied_onc
         dropped = client().drop(key, if_version=3)
         assert dropped.version == 4
         assert [(r["op"], r.get("ifVersion")) for r in lost.requests()] == [
-            ("prepare", 0), ("bounds", 1), ("prepare", 2), ("drop", 3)]
+            ("prepare", 0),
+            ("bounds", 1),
+            ("prepare", 2),
+            ("drop", 3),
+        ]
 
     live = make_client(server.front)
     with pytest.raises(UnknownLayout):
@@ -155,7 +161,8 @@ class Forwarder:
 
 
 def test_a_retried_change_whose_first_copy_was_applied_is_refused(
-        server: Server, make_client: Callable[..., Client], key: str) -> None:
+    server: Server, make_client: Callable[..., Client], key: str
+) -> None:
     # The first copy reaches the daemon and is applied, but its reply is lost; the retry, with the same
     # ifVersion, is refused: the change is applied at most once, and the caller learns it from the conflict.
     forwarder = Forwarder(server.front)
@@ -203,7 +210,9 @@ def standby_handler(frames: list[bytes]) -> list[list[bytes]]:
     return [reply_frames(frames, STANDBY)]
 
 
-def test_standby_answer_moves_to_the_next_endpoint(server: Server, make_client: Callable[..., Client], key: str) -> None:
+def test_standby_answer_moves_to_the_next_endpoint(
+    server: Server, make_client: Callable[..., Client], key: str
+) -> None:
     with FakeRouter(standby_handler) as standby:
         client = make_client([standby.endpoint, server.front], timeout=2.0)
         started = time.monotonic()
@@ -236,8 +245,9 @@ def test_standby_everywhere_gives_up_with_the_answer(make_client: Callable[..., 
         assert len(first.received) + len(second.received) == 4
 
 
-def test_async_failover_and_retry_rule(server: Server, make_async_client: Callable[..., AsyncClient],
-                                       make_client: Callable[..., Client], key: str) -> None:
+def test_async_failover_and_retry_rule(
+    server: Server, make_async_client: Callable[..., AsyncClient], make_client: Callable[..., Client], key: str
+) -> None:
     live = make_client(server.front)
     version = prepare_feed(live, key)
     other = f"{key}-new"
@@ -257,7 +267,8 @@ def test_async_failover_and_retry_rule(server: Server, make_async_client: Callab
         async with make_async_client([lost, server.front], timeout=0.5, attempts=2) as client:
             out["prepared"], out["bounds"] = await asyncio.gather(
                 client.prepare(other, bounds=FEED_BOUNDS, spec=FEED_SPEC, sections=FEED_SECTIONS, if_version=0),
-                client.bounds(key, bounds=(414, 896), if_version=version + 1))
+                client.bounds(key, bounds=(414, 896), if_version=version + 1),
+            )
             out["dropped"] = await client.drop(other, if_version=1)  # on the live endpoint now
             out["async_failovers"] = client.failovers
         return out
@@ -273,8 +284,9 @@ def test_async_failover_and_retry_rule(server: Server, make_async_client: Callab
     assert live.query(key, items=[[0, 0]]).version == version + 2
 
 
-def test_async_standby_answer_moves_on(server: Server, make_async_client: Callable[..., AsyncClient],
-                                       make_client: Callable[..., Client], key: str) -> None:
+def test_async_standby_answer_moves_on(
+    server: Server, make_async_client: Callable[..., AsyncClient], make_client: Callable[..., Client], key: str
+) -> None:
     live = make_client(server.front)
     version = prepare_feed(live, key)
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,6 @@ from layoutd import (
     UnknownOp,
     VersionConflict,
 )
-
 from layoutd_testkit import FEED_BOUNDS, FEED_SECTIONS, FEED_SPEC, SchemaChecker, Server
 
 FEED_ELEMENTS = [
@@ -75,8 +75,9 @@ def test_layout_objects_columns_and_return(client: Client) -> None:
 
 
 def test_layout_justified_counts(client: Client) -> None:
-    done = client.layout(bounds=(400, 800), spec={"type": "justified", "maxNumRows": 1},
-                         sections=[{"count": 20}], return_="none")
+    done = client.layout(
+        bounds=(400, 800), spec={"type": "justified", "maxNumRows": 1}, sections=[{"count": 20}], return_="none"
+    )
     assert done.counts.hidden_items is not None and done.counts.hidden_items > 0
     assert done.counts.widow_count is not None
 
@@ -110,8 +111,14 @@ def test_prepare_and_query_every_way(client: Client, key: str) -> None:
     ys = [e.y for e in sprung.attributes]
     assert ys[1] == pytest.approx(35.44) and ys[4] == pytest.approx(185.41333333333333)
 
-    with_return = client.prepare(key, bounds=FEED_BOUNDS, spec=FEED_SPEC, sections=FEED_SECTIONS,
-                                 return_={"rect": (0, 0, 375, 30)}, format="columns")
+    with_return = client.prepare(
+        key,
+        bounds=FEED_BOUNDS,
+        spec=FEED_SPEC,
+        sections=FEED_SECTIONS,
+        return_={"rect": (0, 0, 375, 30)},
+        format="columns",
+    )
     assert with_return.version == 2
     assert isinstance(with_return.attributes, Columns) and with_return.attributes.kind == ["header"]
 
@@ -125,12 +132,16 @@ def test_bounds_update_diff_list_drop(client: Client, key: str) -> None:
     same = client.bounds(key, bounds=(0, 300, 414, 896))  # a scroll only: same size
     assert same.invalidated is False and same.version == 2
 
-    batch = client.update(key, if_version=2, updates=[
-        {"delete": [0, 0]},
-        {"insert": [0, 0], "item": {"id": "x", "height": 30}},
-        {"move": [[0, 1], [1, 0]]},
-        {"reload": [1, 0], "item": {"height": 80}},
-    ])
+    batch = client.update(
+        key,
+        if_version=2,
+        updates=[
+            {"delete": [0, 0]},
+            {"insert": [0, 0], "item": {"id": "x", "height": 30}},
+            {"move": [[0, 1], [1, 0]]},
+            {"reload": [1, 0], "item": {"height": 80}},
+        ],
+    )
     assert isinstance(batch, BatchResult)
     assert batch.version == 3 and (batch.content_size.width, batch.content_size.height) == (414, 258)
     assert batch.deletes == [(0, 0)] and batch.inserts == [(0, 0)] and batch.reloads == [(1, 0)]
@@ -171,8 +182,11 @@ def test_errors_are_typed(client: Client, key: str, schema: SchemaChecker) -> No
         assert misspelt.value.path == "spec.itemHieght"
 
         with pytest.raises(InvalidRequest) as insets:
-            client.layout(bounds=(375, 667), spec={"type": "list", "sectionInsets": {"left": 200, "right": 200}},
-                          sections=[{"count": 1}])
+            client.layout(
+                bounds=(375, 667),
+                spec={"type": "list", "sectionInsets": {"left": 200, "right": 200}},
+                sections=[{"count": 1}],
+            )
         assert insets.value.path == "spec.sectionInsets"
 
         with pytest.raises(UnknownOp) as unknown_op:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from layoutd import AsyncClient, Client, InvalidRequest, ops
-
 from layoutd_testkit import FEED_BOUNDS, FEED_SECTIONS, FEED_SPEC, SchemaChecker, Server
 
 
@@ -19,8 +19,12 @@ def test_pipeline_matches_replies_by_id(client: Client, key: str) -> None:
     # order; each must reach the request it answers.
     sizes = [20000, 1, 5000, 3, 10000, 2, 7, 1000] * 3
     with client.pipeline() as pipe:
-        layouts = [pipe.layout(bounds=(300, 600), spec={"type": "list", "itemHeight": 10},
-                               sections=[{"count": n}], return_="none") for n in sizes]
+        layouts = [
+            pipe.layout(
+                bounds=(300, 600), spec={"type": "list", "itemHeight": 10}, sections=[{"count": n}], return_="none"
+            )
+            for n in sizes
+        ]
         queries = [pipe.query(key, items=[[0, i % 2]]) for i in range(10)]
         lists = pipe.list()
     assert all(p.done() for p in layouts + queries)
@@ -57,19 +61,23 @@ def test_submit_and_call_low_level(client: Client, key: str) -> None:
     assert pending.result().version == 1
 
 
-def test_async_client_every_op_and_gather(server: Server, make_async_client: Callable[..., AsyncClient],
-                                          key: str) -> None:
+def test_async_client_every_op_and_gather(
+    server: Server, make_async_client: Callable[..., AsyncClient], key: str
+) -> None:
     async def main() -> dict[str, Any]:
         out: dict[str, Any] = {}
         async with make_async_client(server.front, stats_endpoints=server.stats) as client:
             out["ping"] = await client.ping()
             out["prepare"] = await client.prepare(key, bounds=FEED_BOUNDS, spec=FEED_SPEC, sections=FEED_SECTIONS)
-            out["layout"] = await client.layout(bounds=FEED_BOUNDS, spec=FEED_SPEC, sections=FEED_SECTIONS,
-                                                format="columns")
+            out["layout"] = await client.layout(
+                bounds=FEED_BOUNDS, spec=FEED_SPEC, sections=FEED_SECTIONS, format="columns"
+            )
             out["gathered"] = await asyncio.gather(
                 *(client.query(key, rect=(0, y, 375, 50)) for y in range(0, 250, 10)),
-                *(client.layout(bounds=(200, 400), spec={"type": "list"}, sections=[{"count": n}], return_="none")
-                  for n in (5000, 1, 300, 2)),
+                *(
+                    client.layout(bounds=(200, 400), spec={"type": "list"}, sections=[{"count": n}], return_="none")
+                    for n in (5000, 1, 300, 2)
+                ),
             )
             out["bounds"] = await client.bounds(key, bounds=(414, 896))
             out["update"] = await client.update(key, if_version=2, updates=[{"delete": [0, 0]}])

@@ -9,7 +9,7 @@
 * :class:`CurveKeys`: CURVE credentials from Z85 keys or ``layoutctl keygen`` files.
 """
 
-from . import errors, models, ops
+from . import errors, jobs, models, ops
 from .aio import AsyncClient, AsyncSubscriber
 from .client import Client, Pending, Pipeline
 from .core import DEFAULT_EVENTS, DEFAULT_FRONT, DEFAULT_STATS
@@ -23,6 +23,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ops",
+    "jobs",
     "Client",
     "AsyncClient",
     "Pending",

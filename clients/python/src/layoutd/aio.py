@@ -10,28 +10,32 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Callable, Concatenate, Coroutine, Iterable, Mapping, ParamSpec, Sequence, TypeVar
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import zmq
 import zmq.asyncio
 
 from . import ops
 from .core import (
+    BEHIND_PAUSE,
     DEFAULT_EVENTS,
     DEFAULT_FRONT,
+    DEFAULT_MAX_IN_FLIGHT,
     FALLBACK,
     METRICS_BODY,
     STATS_BODY,
     ClientCore,
     Slot,
+    millis,
     new_dealer,
     route_timeout,
 )
 from .curve import CurveKeys
 from .direct import DirectReads
 from .errors import DecodeError, LayoutdError, Timeout
-from .events import Gap, SubscriberBase
-from .models import Event, QueryResult, Resync, Stats
+from .events import CONFIRM_SECONDS, Gap, SubscriberBase
+from .models import Event, LayoutInfo, OtherEvent, QueryResult, Resync, Stats
 from .ops import Format
 from .wire import BinaryArrays, Call, Hooks, as_method, split_reply
 
@@ -50,6 +54,11 @@ class _AsyncSlot(Slot[T]):
         super()._finish(value, error)
         if not self._owner.done():
             self._owner.set_result(None)
+
+
+def _wake(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 class _DirectLink:
@@ -101,7 +110,10 @@ def _op(builder: Callable[P, Call[T]]) -> Callable[Concatenate[AsyncClient, P], 
 
 class AsyncClient(ClientCore):
     """An asyncio layoutd client. The arguments are :class:`~layoutd.Client`'s (``context`` is a
-    ``zmq.asyncio.Context``). Use it inside one event loop; ``async with`` closes it.
+    ``zmq.asyncio.Context``). Use it inside one event loop; ``async with`` (or :meth:`aclose`) closes it.
+
+    At most ``max_in_flight`` requests are in flight (default 1000): further calls wait for a place, so
+    ``asyncio.gather`` of any number of queries completes at the wire's rate.
 
     Example::
 
@@ -123,12 +135,29 @@ class AsyncClient(ClientCore):
         backoff: float = 0.1,
         direct_reads: DirectReads = "auto",
         direct_timeout: float | None = None,
+        deadline: float | None = None,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
     ) -> None:
-        super().__init__(endpoints, stats_endpoints=stats_endpoints, timeout=timeout, attempts=attempts,
-                         curve=curve, hooks=hooks, binary_arrays=binary_arrays, backoff=backoff,
-                         direct_reads=direct_reads, direct_timeout=direct_timeout)
+        super().__init__(
+            endpoints,
+            stats_endpoints=stats_endpoints,
+            timeout=timeout,
+            attempts=attempts,
+            curve=curve,
+            hooks=hooks,
+            binary_arrays=binary_arrays,
+            backoff=backoff,
+            direct_reads=direct_reads,
+            direct_timeout=direct_timeout,
+            deadline=deadline,
+            max_in_flight=max_in_flight,
+        )
+        self._room: asyncio.Semaphore | None = None
+        self._looked_up: asyncio.Event | None = None
+        self._plain: zmq.Socket[Any] = None  # type: ignore[assignment]  # set with _socket
+        self._fd: Any = None
+        self._loop: asyncio.AbstractEventLoop = None  # type: ignore[assignment]
         self.context = context if context is not None else zmq.asyncio.Context.instance()
-        self._reader: asyncio.Task[None] | None = None
         #: ``route`` requests under way, by the key looked up (None: the whole table), shared by the
         #: queries that wait for them.
         self._lookups: dict[str | None, asyncio.Task[tuple[bool, BaseException | None]]] = {}
@@ -143,43 +172,69 @@ class AsyncClient(ClientCore):
         if socket is None:
             self._generation += 1
             socket = self._socket = new_dealer(self.context, self.endpoint, self.curve, self.timeout)
-            self._reader = asyncio.get_running_loop().create_task(self._read(socket))
+            # The same libzmq socket without futures: a send that queues at once and a receive of what is
+            # there already cost a few µs instead of a future each. The loop watches the socket's FD and
+            # files every reply there is at each wake-up (one wake-up per batch of replies).
+            self._plain = plain = zmq.Socket[Any].shadow(socket.underlying)
+            plain.sndhwm = 0  # the client bounds its requests in flight itself (max_in_flight)
+            self._loop = loop = asyncio.get_running_loop()
+            self._fd = plain.FD
+            loop.add_reader(self._fd, self._readable, socket)
+            loop.call_soon(self._readable, socket)
         return socket
 
     def _drop_socket(self) -> None:
-        reader, self._reader = self._reader, None
-        if reader is not None and reader is not asyncio.current_task():
-            reader.cancel()
+        if self._socket is not None and self._fd is not None:
+            try:
+                self._loop.remove_reader(self._fd)
+            except RuntimeError:  # the loop is closed already: nothing watches the FD
+                pass
+            self._fd = None
         super()._drop_socket()
 
-    async def _read(self, socket: zmq.asyncio.Socket) -> None:
-        """The reader of one socket: files each reply, until the socket is replaced or closed."""
+    def _readable(self, socket: zmq.asyncio.Socket) -> None:
+        """Files every reply waiting on ``socket`` (without blocking), if it is still the one in use. The
+        socket's FD is edge-triggered: reading ZMQ_EVENTS until it shows no input re-arms it."""
+        plain = self._plain
+        recv = plain.recv
         try:
             while socket is self._socket:
-                frames = await socket.recv_multipart(copy=False)
-                if socket is not self._socket:
+                try:
+                    part = recv(zmq.NOBLOCK, copy=False)
+                except zmq.Again:
+                    if int(plain.get(zmq.EVENTS)) & zmq.POLLIN:
+                        continue
                     return
+                frames = [part]
+                while part.more:  # the rest of a message is there once its first frame is
+                    part = recv(copy=False)
+                    frames.append(part)
                 standby = self._on_reply(frames)
                 if standby is not None:
                     self._resend(*self._fail_over(standby))
                     return
-        except (asyncio.CancelledError, zmq.ZMQError):
+                if self._behind:  # reads whose answer was older than they may take: ask again shortly
+                    self._resend(self._take_behind(), BEHIND_PAUSE)
+        except zmq.ZMQError:
             return
 
     async def _send(self, slot: Slot[Any]) -> None:
         socket = self._front()
-        try:  # bounded by the socket's send timeout; attachments go without a copy
-            await socket.send_multipart(slot.frames, copy=not slot.call.attachments)
+        plain = self._plain
+        try:  # queued at once (no high-water mark: max_in_flight bounds it); attachments without a copy
+            plain.send_multipart(slot.frames, zmq.NOBLOCK, copy=not slot.call.attachments)
         except zmq.Again:
             queued = False  # not even queued: its wait fails over at once
         except zmq.ZMQError:
             if socket is self._socket:
                 raise
-            return  # the socket was replaced while this send waited: the failover sends it again
+            return
         else:
             queued = True
-        if socket is self._socket:
-            self._sent(slot, queued)
+        self._sent(slot, queued)
+        # A send can take in what the I/O thread delivered and leave the edge-triggered FD quiet: look now.
+        if int(plain.get(zmq.EVENTS)) & zmq.POLLIN:
+            self._loop.call_soon(self._readable, socket)
 
     def _resend(self, again: list[Slot[Any]], delay: float) -> None:
         """Sends ``again`` on the new socket, after ``delay``, in a task of its own (so that no caller's
@@ -196,24 +251,39 @@ class AsyncClient(ClientCore):
             if not slot._done and not self._closed:
                 await self._send(slot)
 
-    async def call(self, call: Call[T], *, timeout: float | None = None) -> T:
+    async def call(self, call: Call[T], *, timeout: float | None = None, deadline: float | None = None) -> T:
         """Sends ``call`` and returns its typed result (the failover and retry rules of the module's doc;
-        a ``query`` goes to its key's owner when it can: see ``direct_reads``)."""
+        a ``query`` goes to its key's owner when it can: see ``direct_reads``). Waits first for a place
+        when ``max_in_flight`` requests are in flight."""
         if self._router.wants(call):
             value = await self._query_directly(call, timeout)
             if value is not FALLBACK:
                 return value  # type: ignore[no-any-return]
-        slot: _AsyncSlot[T] = self._open(call, timeout, _AsyncSlot, asyncio.get_running_loop().create_future())  # type: ignore[assignment]
+        if self._room is None:
+            self._room = asyncio.Semaphore(self.max_in_flight)
+        async with self._room:
+            return await self._call_front(call, timeout, deadline)
+
+    async def _call_front(self, call: Call[T], timeout: float | None, deadline: float | None) -> T:
+        slot: _AsyncSlot[T] = self._open(
+            call,
+            timeout,
+            _AsyncSlot,  # type: ignore[assignment]
+            asyncio.get_running_loop().create_future(),
+            deadline,
+        )
         try:
             await self._send(slot)
             while not slot._done:
                 remaining = slot.deadline - time.monotonic()
                 if remaining > 0:
-                    await asyncio.wait((slot._owner,), timeout=remaining)
+                    await self._until(slot, remaining)
+                elif self._expired(slot):
+                    break
                 elif slot.generation == self._generation and self._socket is not None:
                     self._resend(*self._fail_over(self._timed_out(slot)))
                 else:  # its socket was replaced and it is being sent again (a send held up past its deadline)
-                    await asyncio.wait((slot._owner,), timeout=slot.timeout)
+                    await self._until(slot, slot.timeout)
                     if not slot._done and slot.generation != self._generation:
                         self._complete(slot, error=self._timed_out(slot))  # the new attempt never went out
         finally:
@@ -221,11 +291,31 @@ class AsyncClient(ClientCore):
                 self._complete(slot, error=asyncio.CancelledError())
         return slot._outcome()
 
+    @staticmethod
+    async def _until(slot: Slot[Any], seconds: float) -> None:
+        """Waits until ``slot`` is done or ``seconds`` passed: its future, woken by a timer (cheaper than
+        ``asyncio.wait``, which makes a waiter and callbacks each time)."""
+        owner: asyncio.Future[None] = slot._owner
+        loop = asyncio.get_running_loop()
+        if owner.done():
+            owner = slot._owner = loop.create_future()
+        timer = loop.call_later(seconds, _wake, owner)
+        try:
+            await owner
+        finally:
+            timer.cancel()
+
     async def _query_directly(self, call: Call[T], timeout: float | None) -> Any:
         """``call`` (a query) answered by its key's owner, or ``FALLBACK``: send it to the front."""
         router = self._router
         key = call.fields["layout"]
-        for _ in range(3):  # the table, then the key alone (a bound: each answer settles one question)
+        while not router.front_known and self._lookups:  # the first answer tells a single daemon apart
+            if self._looked_up is None:
+                self._looked_up = asyncio.Event()
+            await self._looked_up.wait()
+            if not router.wants(call):
+                return FALLBACK
+        for _ in range(3):  # the key, then again after a doubtful answer (a bound: each answer settles one)
             lookup = router.next_lookup(key)
             if lookup is None:
                 break
@@ -236,9 +326,9 @@ class AsyncClient(ClientCore):
             return FALLBACK
         direct = router.direct_call(call, entry)
         request_id, frames = self._encode(direct)
-        answer = await self._direct_exchange(entry.endpoint, request_id, frames, self._direct_timeout(timeout))
+        answer = await self._direct_exchange(entry.endpoint, request_id, frames, self._direct_timeout(call, timeout))
         if answer is None:
-            router.timed_out()
+            router.timed_out(entry.endpoint)
             return FALLBACK
         return self._direct_reply(direct, *answer)
 
@@ -254,6 +344,9 @@ class AsyncClient(ClientCore):
             def forget(done: asyncio.Task[tuple[bool, BaseException | None]], name: str | None = name) -> None:
                 if self._lookups.get(name) is done:
                     del self._lookups[name]
+                if self._looked_up is not None:  # wake the queries that waited for a first answer
+                    self._looked_up.set()
+                    self._looked_up = None
 
             task.add_done_callback(forget)
         answered, error = await asyncio.shield(task)  # one caller's cancellation does not stop the others'
@@ -268,8 +361,9 @@ class AsyncClient(ClientCore):
             result, error = None, failure
         return self._router.routes_answered(lookup, result, error), error
 
-    async def _direct_exchange(self, endpoint: str, request_id: int, frames: list[Any],
-                               wait: float) -> tuple[dict[str, Any], list[Any]] | None:
+    async def _direct_exchange(
+        self, endpoint: str, request_id: int, frames: list[Any], wait: float
+    ) -> tuple[dict[str, Any], list[Any]] | None:
         """Sends ``frames`` to a worker's direct endpoint and returns the answer to ``request_id``, or
         ``None`` when none came within ``wait`` seconds (the socket is then closed)."""
         if self._closed:
@@ -304,10 +398,25 @@ class AsyncClient(ClientCore):
         """Any ``op`` with any fields; the raw ``result`` (see :meth:`layoutd.Client.request`)."""
         return await self.call(Call(op, dict(fields or {}), tuple(attachments)), timeout=timeout)
 
+    async def iter_layouts(
+        self, *, prefix: str | None = None, limit: int | None = None, timeout: float | None = None
+    ) -> AsyncIterator[LayoutInfo]:
+        """Every kept layout (whose key starts with ``prefix``), one ``list`` page at a time (see
+        :meth:`layoutd.Client.iter_layouts`)."""
+        after: str | None = None
+        while True:
+            page = await self.call(ops.list_layouts(after=after, limit=limit, prefix=prefix), timeout=timeout)
+            for info in page.layouts:
+                if prefix is None or info.layout.startswith(prefix):
+                    yield info
+            if page.next is None or page.next == after:
+                return
+            after = page.next
+
     async def _stats_request(self, body: bytes, timeout: float | None) -> bytes:
         if self._stats_lock is None:
             self._stats_lock = asyncio.Lock()
-        wait = timeout or self.timeout
+        wait = self._timeouts(Call("stats", {}), timeout, None)[0]
         tried: list[str] = []
         async with self._stats_lock:  # stats answers carry no id: one at a time
             for _ in range(self.attempts):
@@ -344,9 +453,14 @@ class AsyncClient(ClientCore):
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Closes the client and waits for its tasks (readers, resends, lookups) to end."""
         links: list[_DirectLink] = list(self._direct.values())
-        tasks = [t for t in (self._reader, *self._resending, *self._lookups.values(), *(l.reader for l in links))
-                 if t is not None]
+        tasks = [
+            t for t in (*self._resending, *self._lookups.values(), *(link.reader for link in links)) if t is not None
+        ]
         self.close()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -365,27 +479,76 @@ class AsyncClient(ClientCore):
 
 class AsyncSubscriber(SubscriberBase):
     """The asyncio :class:`~layoutd.events.Subscriber`: the same arguments, the same gap detection,
-    resyncs through an :class:`AsyncClient`."""
+    resyncs through its :class:`AsyncClient` (one event loop: no thread shares it). The constructor cannot
+    wait: with ``confirm=True`` (the default) ``async with`` waits for the confirmation, or the first
+    :meth:`next` does; ``await wait_ready()`` at any time.
+
+    Example::
+
+        async with AsyncSubscriber(events, topics=["batch:feed"], client=client) as sub:
+            await client.update("feed", updates=[...])      # its event reaches sub
+            async for item in sub:
+                ...
+    """
 
     def __init__(
         self,
         endpoints: str | Sequence[str] = DEFAULT_EVENTS,
         prefixes: Sequence[str] = ("",),
         *,
+        topics: Sequence[str] = (),
         client: AsyncClient | None = None,
         curve: CurveKeys | None = None,
         context: zmq.asyncio.Context | None = None,
         versions: Mapping[str, int] | None = None,
         resync_format: Format | None = None,
         hooks: Hooks | None = None,
+        confirm: bool = True,
+        confirm_timeout: float = CONFIRM_SECONDS,
+        yield_others: bool = False,
     ) -> None:
-        super().__init__(endpoints, prefixes, client, curve,
-                         context if context is not None else zmq.asyncio.Context.instance(), versions,
-                         resync_format, hooks)
+        super().__init__(
+            endpoints,
+            prefixes,
+            client,
+            curve,
+            context if context is not None else zmq.asyncio.Context.instance(),
+            versions,
+            resync_format,
+            hooks,
+            topics,
+            yield_others,
+        )
         self.client: AsyncClient | None = client
+        self._confirm = confirm
+        self._confirm_timeout = confirm_timeout
 
-    async def next(self, timeout: float | None = None) -> Event | Resync | None:
+    async def wait_ready(self, timeout: float = CONFIRM_SECONDS) -> None:
+        """Returns once every subscription made so far is in effect (see :meth:`Subscriber.wait_ready`).
+
+        Raises:
+            Timeout: no confirmation within ``timeout`` seconds.
+        """
+        self._confirm = False
+        topic = self._start_confirmation()
+        deadline = time.monotonic() + timeout
+        try:
+            while not self._core.confirmed:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not await self._socket.poll(millis(remaining)):
+                    raise self._unconfirmed(timeout)
+                item = await self._handle(await self._socket.recv_multipart())
+                if item is not None:
+                    self._early.append(item)
+        finally:
+            self._end_confirmation(topic)
+
+    async def next(self, timeout: float | None = None) -> Event | Resync | OtherEvent | None:
         """The next event or resync, or ``None`` after ``timeout`` seconds without one."""
+        if self._confirm:
+            await self.wait_ready(self._confirm_timeout)
+        if self._early:
+            return self._early.popleft()  # type: ignore[no-any-return]
         deadline = self._deadline(timeout)
         while True:
             if await self._socket.poll(self._poll_ms(deadline)):
@@ -395,7 +558,14 @@ class AsyncSubscriber(SubscriberBase):
             elif self._expired(deadline):
                 return None
 
-    async def _handle(self, frames: Sequence[bytes]) -> Event | Resync | None:
+    async def __aiter__(self) -> AsyncIterator[Event | Resync | OtherEvent]:
+        """Events without end (``async for event in subscriber``)."""
+        while True:
+            item = await self.next()
+            if item is not None:
+                yield item
+
+    async def _handle(self, frames: Sequence[bytes]) -> Event | Resync | OtherEvent | None:
         step = self._core.step(frames)
         if not isinstance(step, Gap):
             return step
@@ -408,6 +578,12 @@ class AsyncSubscriber(SubscriberBase):
         return self._core.resynced(step, result)
 
     async def __aenter__(self) -> AsyncSubscriber:
+        if self._confirm:
+            try:
+                await self.wait_ready(self._confirm_timeout)
+            except BaseException:
+                self.close()
+                raise
         return self
 
     async def __aexit__(self, *exc: object) -> None:

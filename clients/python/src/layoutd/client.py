@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import builtins
 import time
-from typing import Any, Callable, Concatenate, Iterable, Mapping, ParamSpec, Sequence, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import zmq
 
 from . import ops
 from .core import (
+    BEHIND_PAUSE,
     DEFAULT_EVENTS,
     DEFAULT_FRONT,
+    DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_STATS,
     FALLBACK,
     METRICS_BODY,
@@ -35,7 +38,7 @@ from .core import (
 from .curve import CurveKeys
 from .direct import DirectReads
 from .errors import DecodeError, LayoutdError, Timeout
-from .models import Stats
+from .models import LayoutInfo, Stats
 from .wire import BinaryArrays, Call, Hooks, as_method, split_reply
 
 __all__ = ["Client", "Pending", "Pipeline", "DEFAULT_FRONT", "DEFAULT_EVENTS", "DEFAULT_STATS"]
@@ -99,7 +102,13 @@ class Client(ClientCore):
     Args:
         endpoints: the front endpoint, or several (a cluster's brokers, in failover order).
         stats_endpoints: the stats endpoint(s), for :meth:`stats` and :meth:`metrics`.
-        timeout: seconds to wait for each attempt's reply (and for a send to be queued).
+        timeout: seconds to wait for each attempt's reply (and for a send to be queued); 0 waits not at
+            all. Every op takes its own ``timeout=`` too.
+        deadline: seconds a request may take in all, every attempt and retry included (default: no bound
+            but ``attempts`` × ``timeout``). Every op takes its own ``deadline=`` too.
+        max_in_flight: requests in flight at most (default 1000, well under the daemon's send high-water
+            mark of 10,000 replies): :meth:`submit` and pipelines read replies while they send, so any
+            number of requests completes at the wire's rate.
         attempts: how many times a request that may be repeated is sent in all (default: one more than
             the number of endpoints, at least 3).
         curve: CURVE keys, for a daemon with CURVE.
@@ -130,11 +139,43 @@ class Client(ClientCore):
         backoff: float = 0.1,
         direct_reads: DirectReads = "auto",
         direct_timeout: float | None = None,
+        deadline: float | None = None,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
     ) -> None:
-        super().__init__(endpoints, stats_endpoints=stats_endpoints, timeout=timeout, attempts=attempts,
-                         curve=curve, hooks=hooks, binary_arrays=binary_arrays, backoff=backoff,
-                         direct_reads=direct_reads, direct_timeout=direct_timeout)
+        super().__init__(
+            endpoints,
+            stats_endpoints=stats_endpoints,
+            timeout=timeout,
+            attempts=attempts,
+            curve=curve,
+            hooks=hooks,
+            binary_arrays=binary_arrays,
+            backoff=backoff,
+            direct_reads=direct_reads,
+            direct_timeout=direct_timeout,
+            deadline=deadline,
+            max_in_flight=max_in_flight,
+        )
         self.context: zmq.Context[Any] = context if context is not None else zmq.Context.instance()
+
+    def clone(self) -> Client:
+        """A new client with this one's configuration (and context), and sockets of its own: for another
+        thread, since a client, like its ZeroMQ sockets, belongs to one thread."""
+        return Client(
+            self.endpoints,
+            stats_endpoints=self.stats_endpoints or None,
+            timeout=self.timeout,
+            attempts=self.attempts,
+            curve=self.curve,
+            context=self.context,
+            hooks=self.hooks,
+            binary_arrays=self.binary_arrays,
+            backoff=self.backoff,
+            direct_reads=self._router.mode,
+            direct_timeout=self._router.timeout,
+            deadline=self.deadline,
+            max_in_flight=self.max_in_flight,
+        )
 
     # -- sockets ---------------------------------------------------------------------------------
 
@@ -157,21 +198,24 @@ class Client(ClientCore):
 
     # -- requests --------------------------------------------------------------------------------
 
-    def submit(self, call: Call[T], *, timeout: float | None = None) -> Pending[T]:
-        """Sends ``call`` and returns at once; the reply is read by :meth:`Pending.result` (or while
-        waiting for any other request). Many requests may be in flight; replies are matched by ``id``."""
-        slot = self._open(call, timeout, Pending, self)
+    def submit(self, call: Call[T], *, timeout: float | None = None, deadline: float | None = None) -> Pending[T]:
+        """Sends ``call`` and returns without its reply, which is read by :meth:`Pending.result` (or while
+        waiting for any other request). Replies are matched by ``id``. With ``max_in_flight`` requests in
+        flight already, it first reads replies until one is done (so the daemon never drops a reply)."""
+        if len(self._pending) >= self.max_in_flight:
+            self._make_room()
+        slot = self._open(call, timeout, Pending, self, deadline)
         self._send(slot)
         return slot  # type: ignore[return-value]
 
-    def call(self, call: Call[T], *, timeout: float | None = None) -> T:
+    def call(self, call: Call[T], *, timeout: float | None = None, deadline: float | None = None) -> T:
         """Sends ``call`` and waits for its typed result (a ``query`` at its key's owner when it can: see
         ``direct_reads``)."""
         if self._router.wants(call):
             value = self._query_directly(call, timeout)
             if value is not FALLBACK:
                 return value  # type: ignore[no-any-return]
-        slot = self.submit(call, timeout=timeout)
+        slot = self.submit(call, timeout=timeout, deadline=deadline)
         if not slot._done:
             self._wait(slot)
         return slot._outcome()
@@ -189,6 +233,20 @@ class Client(ClientCore):
         or a change (``prepare``, ``bounds``, ``update``, ``diff``, ``drop``) with ``ifVersion``."""
         return self.call(Call(op, dict(fields or {}), tuple(attachments)), timeout=timeout)
 
+    def iter_layouts(
+        self, *, prefix: str | None = None, limit: int | None = None, timeout: float | None = None
+    ) -> Iterator[LayoutInfo]:
+        """Every kept layout (whose key starts with ``prefix``), sorted by key, one ``list`` page of at most
+        ``limit`` entries at a time (each page after the previous one's ``next``)."""
+        after: str | None = None
+        while True:
+            page = self.call(ops.list_layouts(after=after, limit=limit, prefix=prefix), timeout=timeout)
+            # A daemon without pages answers every key: keep the prefix's.
+            yield from (info for info in page.layouts if prefix is None or info.layout.startswith(prefix))
+            if page.next is None or page.next == after:
+                return
+            after = page.next
+
     def pipeline(self) -> Pipeline:
         """A :class:`Pipeline`: the ops as methods that send without waiting and return :class:`Pending`s."""
         return Pipeline(self)
@@ -204,18 +262,29 @@ class Client(ClientCore):
 
     def _wait(self, slot: Slot[Any]) -> None:
         while not slot._done:
-            remaining = slot.deadline - time.monotonic()
-            if remaining <= 0:
-                if self._socket is not None:
-                    self._drain(self._socket)  # replies that came while nobody was reading count
-                    if slot._done:
-                        return
-                again, delay = self._fail_over(self._timed_out(slot))
-                self._resend(again, delay)
-                continue
-            socket = self._front()
-            if socket.poll(millis(remaining), zmq.POLLIN):
-                self._drain(socket)
+            self._step(slot)
+
+    def _make_room(self) -> None:
+        """Reads replies until fewer than ``max_in_flight`` requests are in flight."""
+        while len(self._pending) >= self.max_in_flight:
+            self._step(next(iter(self._pending.values())))  # the oldest: the first to time out
+
+    def _step(self, slot: Slot[Any]) -> None:
+        """One wait for replies, bounded by ``slot``'s deadline; past it, a failover."""
+        remaining = slot.deadline - time.monotonic()
+        if remaining <= 0:
+            if self._socket is not None:
+                self._drain(self._socket)  # replies that came while nobody was reading count
+                if slot._done:
+                    return
+            if self._expired(slot):
+                return
+            again, delay = self._fail_over(self._timed_out(slot))
+            self._resend(again, delay)
+            return
+        socket = self._front()
+        if socket.poll(millis(remaining), zmq.POLLIN):
+            self._drain(socket)
 
     def _drain(self, socket: zmq.Socket[Any]) -> None:
         """Files every reply waiting on ``socket`` (without blocking)."""
@@ -237,6 +306,10 @@ class Client(ClientCore):
             if standby is not None:
                 again, delay = self._fail_over(standby)
                 self._resend(again, delay)
+                return
+            if self._behind:  # reads whose answer was older than they may take: ask again shortly
+                self._resend(self._take_behind(), BEHIND_PAUSE)
+            if not self._pending:  # nothing else to wait for (zmq_poll sees any late reply next time)
                 return
 
     def _resend(self, again: list[Slot[Any]], delay: float) -> None:
@@ -268,14 +341,15 @@ class Client(ClientCore):
             return FALLBACK
         direct = router.direct_call(call, entry)
         request_id, frames = self._encode(direct)
-        answer = self._direct_exchange(entry.endpoint, request_id, frames, self._direct_timeout(timeout))
+        answer = self._direct_exchange(entry.endpoint, request_id, frames, self._direct_timeout(call, timeout))
         if answer is None:
-            router.timed_out()
+            router.timed_out(entry.endpoint)
             return FALLBACK
         return self._direct_reply(direct, *answer)
 
-    def _direct_exchange(self, endpoint: str, request_id: int, frames: list[Any],
-                         wait: float) -> tuple[dict[str, Any], list[Any]] | None:
+    def _direct_exchange(
+        self, endpoint: str, request_id: int, frames: list[Any], wait: float
+    ) -> tuple[dict[str, Any], list[Any]] | None:
         """Sends ``frames`` to a worker's direct endpoint and returns the answer to ``request_id`` (its
         object and frames), or ``None`` when none came within ``wait`` seconds (the socket is then closed)."""
         socket = self._direct.get(endpoint)
@@ -300,7 +374,7 @@ class Client(ClientCore):
     # -- stats -----------------------------------------------------------------------------------
 
     def _stats_request(self, body: bytes, timeout: float | None) -> bytes:
-        wait = timeout or self.timeout
+        wait = self._timeouts(Call("stats", {}), timeout, None)[0]
         tried: list[str] = []
         for _ in range(self.attempts):
             endpoint = self._stats_endpoint()
@@ -356,9 +430,9 @@ class Pipeline:
         self.client = client
         self.pending: list[Pending[Any]] = []
 
-    def submit(self, call: Call[T], *, timeout: float | None = None) -> Pending[T]:
-        """Sends ``call`` now."""
-        slot = self.client.submit(call, timeout=timeout)
+    def submit(self, call: Call[T], *, timeout: float | None = None, deadline: float | None = None) -> Pending[T]:
+        """Sends ``call`` now (after reading replies first when ``max_in_flight`` requests are in flight)."""
+        slot = self.client.submit(call, timeout=timeout, deadline=deadline)
         self.pending.append(slot)
         return slot
 
@@ -391,4 +465,3 @@ class Pipeline:
     drop = _piped(ops.drop)
     list_layouts = _piped(ops.list_layouts)
     list = list_layouts  # noqa: A003
-

@@ -21,13 +21,15 @@ import itertools
 import json
 import math
 import time
-from typing import Any, Generic, Sequence, TypeVar
+from collections.abc import Sequence
+from typing import Any, Generic, TypeVar
 
 import zmq
 
 from .curve import CurveKeys
 from .direct import DirectReads, DirectRouter
-from .errors import DecodeError, LayoutdError, OutcomeUnknown, ReplyError, Timeout
+from .errors import Behind, DecodeError, InvalidInput, LayoutdError, OutcomeUnknown, ReplyError, Timeout
+from .inputs import encode_failure, endpoint_list, seconds
 from .models import Stats
 from .wire import (
     CHANGE_OPS,
@@ -41,7 +43,16 @@ from .wire import (
     standby_error,
 )
 
-__all__ = ["ClientCore", "Slot", "DEFAULT_FRONT", "DEFAULT_EVENTS", "DEFAULT_STATS", "endpoint_list", "millis"]
+__all__ = [
+    "ClientCore",
+    "Slot",
+    "DEFAULT_FRONT",
+    "DEFAULT_EVENTS",
+    "DEFAULT_STATS",
+    "DEFAULT_MAX_IN_FLIGHT",
+    "endpoint_list",
+    "millis",
+]
 
 T = TypeVar("T")
 
@@ -59,15 +70,11 @@ DEFAULT_STATS = "tcp://127.0.0.1:5557"
 STATS_BODY = b'{"op":"stats"}'
 METRICS_BODY = b'{"op":"metrics"}'
 
-
-def endpoint_list(endpoints: str | Sequence[str] | None, what: str) -> list[str]:
-    """``endpoints`` as a list (empty for ``None``); an empty string or list is a ``ValueError``."""
-    if endpoints is None:
-        return []
-    items = [endpoints] if isinstance(endpoints, str) else list(endpoints)
-    if not items or not all(isinstance(e, str) and e for e in items):
-        raise ValueError(f"{what}: give an endpoint or a non-empty list of endpoints")
-    return items
+#: Requests a client keeps in flight at most by default: well under the daemon's send high-water mark
+#: (10,000 replies), past which the daemon drops replies (they then wait out a timeout).
+DEFAULT_MAX_IN_FLIGHT = 1000
+#: How long a read answered ``behind`` waits before it is sent again (seconds).
+BEHIND_PAUSE = 0.002
 
 
 def millis(seconds: float) -> int:
@@ -92,17 +99,47 @@ class Slot(Generic[T]):
     the attempt under way, and once done its value or error). ``owner`` is the client's own (the sync
     client waits through it, the asyncio client's caller awaits it)."""
 
-    __slots__ = ("_owner", "call", "id", "frames", "timeout", "attempts", "deadline", "endpoints", "generation",
-                 "_done", "_value", "_error")
+    __slots__ = (
+        "_owner",
+        "call",
+        "id",
+        "frames",
+        "timeout",
+        "attempts",
+        "deadline",
+        "endpoints",
+        "generation",
+        "expires",
+        "min_version",
+        "behind",
+        "_done",
+        "_value",
+        "_error",
+    )
 
     _value: Any  # set when done
 
-    def __init__(self, owner: Any, call: Call[T], request_id: int, frames: list[Any], timeout: float) -> None:
+    def __init__(
+        self,
+        owner: Any,
+        call: Call[T],
+        request_id: int,
+        frames: list[Any],
+        timeout: float,
+        expires: float = math.inf,
+        min_version: int | None = None,
+    ) -> None:
         self._owner = owner
         self.call = call
         self.id = request_id
         self.frames = frames
         self.timeout = timeout
+        #: When the request's overall deadline runs out (``time.monotonic()``; ``inf``: none).
+        self.expires = expires
+        #: The ``minVersion`` it carries: a reply older than it is never returned.
+        self.min_version = min_version
+        #: The last ``behind`` answer, raised if the deadline runs out before a fresh one comes.
+        self.behind: ReplyError | None = None
         self.attempts = 0
         self.endpoints: list[str] = []
         self.deadline = 0.0
@@ -151,15 +188,21 @@ class ClientCore:
         backoff: float,
         direct_reads: DirectReads = "auto",
         direct_timeout: float | None = None,
+        deadline: float | None = None,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
     ) -> None:
         self.endpoints = endpoint_list(endpoints, "endpoints")
         self.stats_endpoints = endpoint_list(stats_endpoints, "stats_endpoints")
-        if timeout <= 0:
-            raise ValueError("timeout must be > 0")
-        self.timeout = float(timeout)
+        self.timeout: float = seconds(timeout, "timeout")  # type: ignore[assignment]
+        #: Seconds a request may take in all, attempts included (``None``: ``attempts`` × ``timeout``).
+        self.deadline = seconds(deadline, "deadline", optional=True)
         self.attempts = attempts if attempts is not None else max(3, len(self.endpoints) + 1)
-        if self.attempts < 1:
-            raise ValueError("attempts must be >= 1")
+        if isinstance(self.attempts, bool) or not isinstance(self.attempts, int) or self.attempts < 1:
+            raise InvalidInput(f"attempts must be an integer >= 1, not {attempts!r}", "attempts")
+        if isinstance(max_in_flight, bool) or not isinstance(max_in_flight, int) or max_in_flight < 1:
+            raise InvalidInput(f"max_in_flight must be an integer >= 1, not {max_in_flight!r}", "max_in_flight")
+        #: Requests sent and not answered yet, at most: a new one first waits for replies to make room.
+        self.max_in_flight = max_in_flight
         self.curve = curve
         self.hooks = hooks or Hooks()
         self.binary_arrays: BinaryArrays = binary_arrays
@@ -176,7 +219,14 @@ class ClientCore:
         self.stray_replies = 0
         #: Failovers so far (each closes the socket and moves to the next endpoint).
         self.failovers = 0
-        self._router = DirectRouter(direct_reads, direct_timeout if direct_timeout is not None else self.timeout / 2)
+        if direct_timeout is not None:
+            direct_timeout = seconds(direct_timeout, "direct_timeout")
+        self._router = DirectRouter(
+            direct_reads, direct_timeout if direct_timeout is not None else max(self.timeout / 2, 0.001)
+        )
+        self._router.endpoint = self.endpoint
+        #: Reads answered ``behind`` (or older than their ``minVersion``), to send again after a short pause.
+        self._behind: list[Slot[Any]] = []
         #: The sockets (or links) to workers' direct endpoints, by endpoint, made on first use.
         self._direct: dict[str, Any] = {}
 
@@ -199,22 +249,61 @@ class ClientCore:
 
     # -- requests --------------------------------------------------------------------------------
 
-    def _open(self, call: Call[T], timeout: float | None, slot: type[Slot[T]], owner: Any) -> Slot[T]:
+    def _timeouts(self, call: Call[Any], timeout: float | None, deadline: float | None) -> tuple[float, float]:
+        """The seconds each attempt of ``call`` waits and when (monotonic) it expires in all: the arguments,
+        else the call's own, else the client's (0 means 0)."""
+        if timeout is None:
+            timeout = call.timeout if call.timeout is not None else self.timeout
+        else:
+            timeout = seconds(timeout, "timeout")
+        if deadline is None:
+            deadline = call.deadline if call.deadline is not None else self.deadline
+        else:
+            deadline = seconds(deadline, "deadline")
+        return timeout, (math.inf if deadline is None else time.monotonic() + deadline)  # type: ignore[return-value]
+
+    def _open(
+        self, call: Call[T], timeout: float | None, slot: type[Slot[T]], owner: Any, deadline: float | None = None
+    ) -> Slot[T]:
         """A new request in flight (not sent yet): its id, its body (seen by the request hook) and frames,
-        as a ``slot`` (the :class:`Slot` class to make it of) with ``owner``."""
-        request_id, frames = self._encode(call)
-        opened = slot(owner, call, request_id, frames, timeout or self.timeout)
+        as a ``slot`` (the :class:`Slot` class to make it of) with ``owner``. A ``query`` carries, as
+        ``minVersion``, the newest version of its key this client has seen (decision E: reads never go back)."""
+        wait, expires = self._timeouts(call, timeout, deadline)
+        floor = None
+        if call.op == "query":
+            fields = call.fields
+            key = fields.get("layout")
+            floor = self._router.seen_versions.get(key) if type(key) is str else None
+            if floor is not None and ("namespace" in fields or "minVersion" in fields):
+                floor = fields.get("minVersion")  # the caller's own (or an admin's read: none)
+                floor = floor if type(floor) is int else None
+                request_id, frames = self._encode(call)
+            else:
+                request_id, frames = self._encode(call, floor)
+        else:
+            request_id, frames = self._encode(call)
+        opened = slot(owner, call, request_id, frames, wait, expires, floor)
         self._pending[request_id] = opened
         return opened
 
-    def _encode(self, call: Call[Any]) -> tuple[int, list[Any]]:
-        """A new id for ``call`` and its frames (the body seen by the request hook)."""
+    def _encode(self, call: Call[Any], min_version: int | None = None) -> tuple[int, list[Any]]:
+        """A new id for ``call`` and its frames (the body seen by the request hook), with ``minVersion`` when
+        given. Fields strict JSON cannot carry (NaN, infinities, objects of no JSON type) raise
+        :class:`InvalidInput` at their path."""
         request_id = next(self._ids)
-        if self.hooks.request is not None:
-            obj, body = encode_body(request_id, call.op, call.fields)
-            self.hooks.request(obj)
-        else:
-            body = encode_request(request_id, call.op, call.fields)
+        try:
+            if self.hooks.request is not None:
+                fields = call.fields if min_version is None else {**call.fields, "minVersion": min_version}
+                obj, body = encode_body(request_id, call.op, fields)
+                self.hooks.request(obj)
+            else:
+                body = encode_request(request_id, call.op, call.fields)
+                if min_version is not None:  # spliced in: no copy of the fields
+                    body = b'%s,"minVersion":%d}' % (body[:-1], min_version)
+        except (ValueError, TypeError) as error:
+            if isinstance(error, LayoutdError):
+                raise
+            raise encode_failure(call.op, call.fields, error) from None
         return request_id, [b"", body, *call.attachments] if call.attachments else [b"", body]
 
     def _sent(self, slot: Slot[Any], queued: bool = True) -> None:
@@ -223,7 +312,8 @@ class ClientCore:
         slot.attempts += 1
         slot.endpoints.append(self.endpoints[self._index])
         slot.generation = self._generation
-        slot.deadline = time.monotonic() + slot.timeout if queued else time.monotonic()
+        now = time.monotonic()
+        slot.deadline = min(now + slot.timeout, slot.expires) if queued else now
 
     def _on_reply(self, frames: list[Any]) -> ReplyError | None:
         """Files a reply received on the socket in use: completes the request it answers, or returns the
@@ -256,7 +346,19 @@ class ClientCore:
                 return None
         try:
             value = decode_reply(obj, rest, slot.call, self.binary_arrays)
+            if slot.min_version is not None and getattr(value, "version", slot.min_version) < slot.min_version:
+                raise Behind(
+                    "behind",
+                    f"the answer is at version {value.version}, before the version {slot.min_version} this client saw",
+                    "minVersion",
+                    op=slot.op,
+                    request_id=slot.id,
+                    reply=obj,
+                )
         except ReplyError as error:
+            if error.code == "behind" and slot.call.retryable and self._retry_behind(slot):
+                slot.behind = error
+                return None
             if standby_error(error):
                 error.request_id = slot.id  # the one request known not to have been applied
                 return error
@@ -268,18 +370,51 @@ class ClientCore:
             self._complete(slot, error=error)
         else:
             self._standby_streak = 0
-            if self._router.mode == "auto":
-                self._router.note(slot.call, obj)
+            self._router.note(slot.call, obj)
             self._complete(slot, value=value)
         return None
+
+    def _retry_behind(self, slot: Slot[Any]) -> bool:
+        """A read answered ``behind`` goes again (through the front) while its time lasts: its deadline, or
+        else its attempt's timeout. Returns False when the time is up (the caller raises the error)."""
+        if time.monotonic() + BEHIND_PAUSE >= (slot.expires if slot.expires < math.inf else slot.deadline):
+            return False
+        if slot.expires == math.inf:
+            slot.expires = slot.deadline  # one attempt's worth of time for all of the retries
+        self._behind.append(slot)
+        return True
+
+    def _expired(self, slot: Slot[Any]) -> bool:
+        """Did ``slot``'s overall deadline, not its attempt's timeout, end its wait? It then fails alone
+        (with the ``behind`` it was asking past, or a timeout): the endpoint is not to blame, no failover."""
+        if slot.expires == math.inf or time.monotonic() < slot.expires:
+            return False
+        error: LayoutdError = slot.behind or Timeout(
+            f"no reply within the request's deadline (after {slot.attempts} attempt(s))",
+            endpoints=tuple(slot.endpoints),
+            op=slot.op,
+            request_id=slot.id,
+        )
+        if not slot.call.retryable and slot.behind is None:
+            error = OutcomeUnknown(error, op=slot.op, request_id=slot.id)
+        self._complete(slot, error=error)
+        return True
+
+    def _take_behind(self) -> list[Slot[Any]]:
+        """The reads to send again after ``behind`` (still in flight), emptying the list."""
+        again, self._behind = [s for s in self._behind if not s._done], []
+        return again
 
     def _complete(self, slot: Slot[Any], value: Any = None, error: BaseException | None = None) -> None:
         self._pending.pop(slot.id, None)
         slot._finish(value, error)
 
     def _timed_out(self, slot: Slot[Any]) -> Timeout:
-        return Timeout(f"no reply from {slot.endpoints[-1] if slot.endpoints else self.endpoint} within "
-                       f"{slot.timeout:g}s", op=slot.op, request_id=slot.id)
+        return Timeout(
+            f"no reply from {slot.endpoints[-1] if slot.endpoints else self.endpoint} within {slot.timeout:g}s",
+            op=slot.op,
+            request_id=slot.id,
+        )
 
     def _fail_over(self, cause: LayoutdError) -> tuple[list[Slot[Any]], float]:
         """Drops the socket, moves to the next endpoint and decides for every request in flight: fails those
@@ -291,7 +426,7 @@ class ClientCore:
         self.failovers += 1
         self._index = (self._index + 1) % len(self.endpoints)
         if len(self.endpoints) > 1:
-            self._router.front_changed()
+            self._router.front_changed(self.endpoint)
         delay = 0.0
         if isinstance(cause, ReplyError):
             self._standby_streak += 1
@@ -299,24 +434,38 @@ class ClientCore:
                 rounds = self._standby_streak // len(self.endpoints)
                 delay = min(self.backoff * 2 ** (rounds - 1), self.timeout)
         again: list[Slot[Any]] = []
+        now = time.monotonic()
         for slot in list(self._pending.values()):
             # The request a standby answered was not applied there: it may go on, even a change without
             # ``if_version``. Others in flight on the same socket follow the timeout rule.
             answered = isinstance(cause, ReplyError) and cause.request_id == slot.id
-            if (slot.call.retryable or answered) and slot.attempts < self.attempts:
+            if (slot.call.retryable or answered) and slot.attempts < self.attempts and now + delay < slot.expires:
                 slot.deadline = time.monotonic() + delay + slot.timeout  # until it is sent again
                 again.append(slot)
                 continue
-            if slot.call.retryable or answered:
-                error: LayoutdError = cause if isinstance(cause, ReplyError) else Timeout(
-                    f"no reply after {slot.attempts} attempt(s) of {slot.timeout:g}s "
-                    f"(endpoints tried: {', '.join(slot.endpoints)})",
-                    endpoints=tuple(slot.endpoints), op=slot.op, request_id=slot.id)
+            if slot.behind is not None:  # its time ran out asking again after `behind`: that is the answer
+                error: LayoutdError = slot.behind
+            elif slot.call.retryable or answered:
+                error = (
+                    cause
+                    if isinstance(cause, ReplyError)
+                    else Timeout(
+                        f"no reply after {slot.attempts} attempt(s) of {slot.timeout:g}s "
+                        f"(endpoints tried: {', '.join(slot.endpoints)})",
+                        endpoints=tuple(slot.endpoints),
+                        op=slot.op,
+                        request_id=slot.id,
+                    )
+                )
             else:
                 reason = cause
                 if isinstance(cause, Timeout) and cause.request_id != slot.id:
-                    reason = Timeout(f"its connection to {failed} was replaced after another request timed out",
-                                     endpoints=(failed,), op=slot.op, request_id=slot.id)
+                    reason = Timeout(
+                        f"its connection to {failed} was replaced after another request timed out",
+                        endpoints=(failed,),
+                        op=slot.op,
+                        request_id=slot.id,
+                    )
                 error = OutcomeUnknown(reason, op=slot.op, request_id=slot.id)
             self._complete(slot, error=error)
         return again, delay
@@ -331,8 +480,9 @@ class ClientCore:
         """Fails every request in flight (the client is closing) and closes the sockets."""
         for slot in list(self._pending.values()):
             cause = Timeout("the client was closed before the reply came", op=slot.op, request_id=slot.id)
-            self._complete(slot, error=cause if slot.call.retryable
-                           else OutcomeUnknown(cause, op=slot.op, request_id=slot.id))
+            self._complete(
+                slot, error=cause if slot.call.retryable else OutcomeUnknown(cause, op=slot.op, request_id=slot.id)
+            )
         self._drop_socket()
         self._drop_stats_socket()
         for endpoint in list(self._direct):
@@ -340,9 +490,10 @@ class ClientCore:
 
     # -- direct reads ----------------------------------------------------------------------------
 
-    def _direct_timeout(self, timeout: float | None) -> float:
+    def _direct_timeout(self, call: Call[Any], timeout: float | None) -> float:
         """How long a direct attempt waits: the router's bound, and less than the request's own timeout."""
-        return min(self._router.timeout, (timeout or self.timeout) / 2)
+        wait, _ = self._timeouts(call, timeout, None)
+        return min(self._router.timeout, wait / 2)
 
     def _drop_direct(self, endpoint: str) -> None:
         """Closes the socket to a worker's direct endpoint (linger 0): a late answer must not meet the
@@ -358,7 +509,7 @@ class ClientCore:
         router = self._router
         if self.hooks.reply is not None:
             self.hooks.reply(obj)
-        if router.falls_back(obj):
+        if router.falls_back(obj, call.fields.get("layout")):
             return FALLBACK
         if obj.get("ok") is False:
             error = obj.get("error")
@@ -382,7 +533,11 @@ class ClientCore:
     def _stats_endpoint(self) -> str:
         """The stats endpoint to ask now (``ValueError`` when the client has none)."""
         if not self.stats_endpoints:
-            raise ValueError("this client has no stats_endpoints")
+            raise InvalidInput(
+                "this client has no stats_endpoints: give them to the client to ask for stats",
+                "stats_endpoints",
+                op="stats",
+            )
         return self.stats_endpoints[self._stats_index]
 
     def _drop_stats_socket(self, move_on: bool = False) -> None:
@@ -395,8 +550,11 @@ class ClientCore:
 
     @staticmethod
     def _stats_timeout(tried: Sequence[str], wait: float) -> Timeout:
-        return Timeout(f"no stats answer after {len(tried)} attempt(s) of {wait:g}s (tried {', '.join(tried)})",
-                       endpoints=tuple(tried), op="stats")
+        return Timeout(
+            f"no stats answer after {len(tried)} attempt(s) of {wait:g}s (tried {', '.join(tried)})",
+            endpoints=tuple(tried),
+            op="stats",
+        )
 
     def _parse_stats(self, raw: bytes) -> Stats:
         try:
@@ -415,8 +573,7 @@ class ClientCore:
 def route_timeout(cause: Timeout, call: Call[Any]) -> Timeout:
     """The error of a query whose ``route`` lookup got no answer from the front on any attempt: the query
     is not sent (the front would not answer it either), and fails as it would have there."""
-    return Timeout(f"no reply to the route table request this {call.op} needed first ({cause.message})",
-                   endpoints=cause.endpoints, op=call.op)
+    return Timeout(cause.message, endpoints=cause.endpoints, op=call.op)
 
 
 def new_dealer(context: Any, endpoint: str, curve: CurveKeys | None, send_timeout: float | None = None) -> Any:

@@ -16,8 +16,8 @@ import zmq
 
 __all__ = ["CurveKeys", "read_key_file", "z85_key"]
 
-KeyLike = Union[bytes, str]
-PathLike = Union[str, "os.PathLike[str]"]
+KeyLike = bytes | str
+PathLike = Union[str, "os.PathLike[str]"]  # noqa: UP007 - a forward reference
 
 _Z85 = set(b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#")
 

@@ -3,15 +3,18 @@ worker that owns its key, without I/O (the sync and asyncio clients do the sendi
 
 The rules, as the Swift ``LayoutClient``'s (``DirectReads.automatic``):
 
-- On the first ``query`` the client asks its front for the route table (``route``). A single daemon answers
-  ``unknown_op``: the client remembers it and never asks again (every request goes to the front).
+- Before the first ``query`` of a key the client looks that key up at its front (``route`` with ``layout``:
+  never the whole table, which in a large cluster costs more than the read). A single daemon answers
+  ``route`` with ``"role": "daemon"`` (an older one with ``unknown_op``): the client remembers that of the
+  endpoint and never asks it again (every request goes to the front). Direct reads are used only against
+  a broker.
 - A ``query`` of key k goes to the direct endpoint of k's owner, with k's ``epoch`` from the table and, as
   ``minVersion``, the newest version of k the client has seen (in a change's reply, or an earlier read's),
   so that its reads never go back.
 - On ``moved``, ``behind`` (or ``read_only``), a timeout of the direct attempt (:attr:`DirectRouter.timeout`,
   shorter than a request's own), an undecodable answer, or a key the table names no owner with a direct
-  endpoint for, the query goes to the front as it would have without direct reads. After ``moved`` or a
-  timeout the table is fetched again before the next query.
+  endpoint for, the query goes to the front as it would have without direct reads. After ``moved`` that
+  key is looked up again (one lookup); after a timeout, every key of that worker.
 - After this client's ``prepare`` or ``drop`` of k, k is looked up again (``route`` with ``layout``) before
   its next query. A key the table does not list (another client prepared it since), or lists without an
   owner (it was moving), is looked up alone too, at most once per :attr:`DirectRouter.lookup_interval`
@@ -19,15 +22,16 @@ The rules, as the Swift ``LayoutClient``'s (``DirectReads.automatic``):
 - ``query`` naming a ``namespace`` (an admin's read of another namespace) always goes to the front, as do
   every change, ``layout``, ``list``, ``ping``, and requests sent with ``submit``/pipelines.
 
-The ``route`` event is not subscribed to: a ``moved`` answer (or a timeout) is what makes the client fetch
-the table again.
+The ``route`` event is not subscribed to: a ``moved`` answer (or a timeout) is what makes the client look
+its keys up again.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping
+from typing import Any, Literal, TypeGuard
 
 from .wire import Call
 
@@ -50,7 +54,7 @@ class RouteEntry:
     endpoint: str | None
 
 
-def _integer(value: Any) -> bool:
+def _integer(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -65,8 +69,11 @@ class RouteTable:
         """The table in a ``route`` reply's ``result``; keys without a settled owner get no endpoint."""
         endpoints: dict[str, str] = {}
         for worker in result.get("workers") or ():
-            if isinstance(worker, Mapping) and isinstance(worker.get("worker"), str) \
-                    and isinstance(worker.get("direct"), str):
+            if (
+                isinstance(worker, Mapping)
+                and isinstance(worker.get("worker"), str)
+                and isinstance(worker.get("direct"), str)
+            ):
                 endpoints[worker["worker"]] = worker["direct"]
         entries: dict[str, RouteEntry] = {}
         for key in result.get("keys") or ():
@@ -91,8 +98,9 @@ class DirectRouter:
         mode: ``"auto"`` or ``"off"``.
         timeout: seconds a direct attempt waits for its answer before the query goes to the front.
         lookup_interval: the shortest time between two lookups of one key the table names no owner for.
-        table: the route table, ``None`` until fetched (and again after ``moved`` or a timeout).
-        front_has_no_routes: the front answered ``route`` with ``unknown_op`` (a single daemon).
+        table: what the client knows of the route table: the keys it looked up.
+        not_clusters: the front endpoints known to be single daemons (never asked ``route`` again).
+        endpoint: the front endpoint in use (set by the client).
         seen_versions: the newest version seen of each key (the next direct read's ``minVersion``).
         stats: ``{"direct": n, "fallback": m, "routes": r}``: queries answered by a worker's direct endpoint,
             direct attempts that went to the front instead (``moved``, ``behind``, a timeout…), and ``route``
@@ -108,7 +116,10 @@ class DirectRouter:
         self.timeout = float(timeout)
         self.lookup_interval = lookup_interval
         self.table: RouteTable | None = None
-        self.front_has_no_routes = False
+        self.not_clusters: set[str] = set()
+        #: The front endpoints known to be brokers (a ``route`` answer that is not a single daemon's).
+        self.clusters: set[str] = set()
+        self.endpoint = ""
         self.seen_versions: dict[str, int] = {}
         #: Keys this client prepared or dropped since the table was fetched: looked up before their next read.
         self.keys_to_look_up: set[str] = set()
@@ -119,20 +130,35 @@ class DirectRouter:
 
     # -- which requests -----------------------------------------------------------------------------
 
+    @property
+    def front_known(self) -> bool:
+        """Is it known whether the front endpoint in use is a broker or a single daemon?"""
+        return self.endpoint in self.clusters or self.endpoint in self.not_clusters
+
+    @property
+    def front_has_no_routes(self) -> bool:
+        """Is the front endpoint in use known to be a single daemon?"""
+        return self.endpoint in self.not_clusters
+
     def wants(self, call: Call[Any]) -> bool:
         """Is ``call`` a read this router may send directly (a ``query`` of a key, no ``namespace``, no
         frames), with direct reads on and a front that is not known to be a single daemon?"""
-        return (self.mode == "auto" and not self.front_has_no_routes and call.op == "query"
-                and not call.attachments and isinstance(call.fields.get("layout"), str)
-                and "namespace" not in call.fields)
+        return (
+            self.mode == "auto"
+            and self.endpoint not in self.not_clusters
+            and call.op == "query"
+            and not call.attachments
+            and isinstance(call.fields.get("layout"), str)
+            and "namespace" not in call.fields
+        )
 
     # -- the table ----------------------------------------------------------------------------------
 
     def next_lookup(self, key: str) -> Call[Any] | None:
-        """The ``route`` request to send before reading ``key`` (the whole table, or ``key`` alone), or
-        ``None`` when the table can answer now."""
-        if self.table is None:
-            return Call("route", {})
+        """The ``route`` request to send before reading ``key`` (``key`` alone: decision D), or ``None`` when
+        the table can answer now."""
+        if self.table is None or (key not in self.table.entries and key not in self.looked_up_at):
+            return Call("route", {"layout": key})
         if key in self.keys_to_look_up:
             return Call("route", {"layout": key})
         entry = self.table.entries.get(key)
@@ -142,15 +168,18 @@ class DirectRouter:
                 return Call("route", {"layout": key})
         return None
 
-    def routes_answered(self, lookup: Call[Any], result: Mapping[str, Any] | None,
-                        error: BaseException | None) -> bool:
+    def routes_answered(self, lookup: Call[Any], result: Mapping[str, Any] | None, error: BaseException | None) -> bool:
         """Takes the answer to ``lookup`` (a ``result``, or the ``error`` it raised). Returns whether the
         table can now be consulted (False: the query goes to the front)."""
         self.stats["routes"] += 1
         if error is not None or not isinstance(result, Mapping):
-            if getattr(error, "code", None) == "unknown_op":
-                self.front_has_no_routes = True
+            if getattr(error, "code", None) == "unknown_op":  # a single daemon from before `route` answered
+                self.not_clusters.add(self.endpoint)
             return False
+        if result.get("role") == "daemon":  # a single daemon: no direct reads, never ask it again
+            self.not_clusters.add(self.endpoint)
+            return False
+        self.clusters.add(self.endpoint)
         table = RouteTable.parse(result)
         alone = lookup.fields.get("layout")
         now = time.monotonic()
@@ -183,23 +212,27 @@ class DirectRouter:
             fields["minVersion"] = seen
         return Call(call.op, fields, call.attachments, call.decode)
 
-    def falls_back(self, obj: Mapping[str, Any]) -> bool:
+    def falls_back(self, obj: Mapping[str, Any], key: str | None = None) -> bool:
         """Does the direct endpoint's answer ``obj`` send the read to the front (``moved``, ``behind``,
-        ``read_only``)? After ``moved`` the table is fetched again before the next query."""
+        ``read_only``)? After ``moved`` ``key`` is looked up again before its next query."""
         if obj.get("ok") is not False:
             return False
         error = obj.get("error")
         code = error.get("code") if isinstance(error, Mapping) else None
         if code not in FALLBACK_CODES:
             return False
-        if code == "moved":
-            self.table = None
+        if code == "moved" and key is not None:
+            self.keys_to_look_up.add(key)
         self.stats["fallback"] += 1
         return True
 
-    def timed_out(self) -> None:
-        """No answer from the direct endpoint in time (or none could be sent): the worker may be gone."""
-        self.table = None
+    def timed_out(self, endpoint: str | None = None) -> None:
+        """No answer from the direct endpoint in time (or none could be sent): the worker may be gone, so its
+        keys are looked up again (each on its next read)."""
+        if self.table is not None:
+            for key, entry in self.table.entries.items():
+                if endpoint is None or entry.endpoint == endpoint:
+                    self.keys_to_look_up.add(key)
         self.stats["fallback"] += 1
 
     def answered(self) -> None:
@@ -209,21 +242,26 @@ class DirectRouter:
 
     def note(self, call: Call[Any], obj: Mapping[str, Any]) -> None:
         """Remembers what a successful reply to ``call`` (front or direct) says of its key's version and,
-        after a ``prepare`` or ``drop``, that the table may be wrong about the key."""
-        if self.mode != "auto":
-            return
+        after a ``prepare`` or ``drop``, that the table may be wrong about the key. Versions are kept with
+        direct reads off too: every read carries the newest as ``minVersion``."""
         key = call.fields.get("layout")
         if not isinstance(key, str) or "namespace" in call.fields:
             return
         result = obj.get("result")
         version = result.get("version") if isinstance(result, Mapping) else None
-        if _integer(version) and call.op in ("query", "prepare", "bounds", "update", "diff", "drop"):
-            if version > self.seen_versions.get(key, -1):
-                self.seen_versions[key] = version
+        if (
+            _integer(version)
+            and call.op in ("query", "prepare", "bounds", "update", "diff", "drop")
+            and version > self.seen_versions.get(key, -1)
+        ):
+            self.seen_versions[key] = version
         if call.op in ("prepare", "drop"):
             self.keys_to_look_up.add(key)
 
-    def front_changed(self) -> None:
-        """The client moved to another front endpoint: its table (and whether it routes) is asked again."""
+    def front_changed(self, endpoint: str) -> None:
+        """The client moved to another front endpoint: its keys are looked up again there (unless it is known
+        to be a single daemon)."""
+        self.endpoint = endpoint
         self.table = None
-        self.front_has_no_routes = False
+        self.keys_to_look_up.clear()
+        self.looked_up_at.clear()

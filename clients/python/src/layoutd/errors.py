@@ -32,6 +32,9 @@ __all__ = [
     "Busy",
     "Unavailable",
     "InternalError",
+    "Moved",
+    "Behind",
+    "InvalidInput",
     "ProtocolError",
     "DecodeError",
     "Timeout",
@@ -75,6 +78,35 @@ class LayoutdError(Exception):
         self.request_id = request_id
         where = f" (at {path})" if path else ""
         super().__init__(f"{code}: {message}{where}")
+
+    # Exceptions cross processes (multiprocessing, Celery, Dask) by pickle: rebuild from the attributes,
+    # not from ``args`` (which hold the formatted text, not the constructor's arguments).
+    def __reduce__(self) -> tuple[Any, ...]:
+        state = {k: v for k, v in self.__dict__.items() if k != "__cause__"}
+        return (_restore, (type(self), self.args, state))
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, LayoutdError)
+        return self.args == other.args and _comparable(self) == _comparable(other)
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.code, self.message, self.path))
+
+
+def _comparable(error: LayoutdError) -> dict[str, Any]:
+    return {k: v for k, v in error.__dict__.items() if k != "__cause__"}
+
+
+def _restore(cls: type[LayoutdError], args: tuple[Any, ...], state: dict[str, Any]) -> LayoutdError:
+    """Unpickles an error of this package: the same class, message and attributes."""
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    if isinstance(state.get("cause"), BaseException):
+        error.__cause__ = state["cause"]
+    return error
 
 
 class ReplyError(LayoutdError):
@@ -153,6 +185,25 @@ class InternalError(ReplyError, code="internal"):
     """``internal``: a fault in the daemon itself."""
 
 
+class Moved(ReplyError, code="moved"):
+    """``moved``: a worker's direct endpoint no longer owns the key (the client reads through the broker)."""
+
+
+class Behind(ReplyError, code="behind"):
+    """``behind``: the copy that answered is older than the read's ``minVersion`` (the newest version this
+    client has seen of the key); the client asks again until its deadline, then raises this."""
+
+
+class InvalidInput(LayoutdError, ValueError):
+    """A request or an argument refused by the client itself, before anything was sent: ``code`` is
+    ``invalid_request`` and ``path`` the field at fault, as the daemon would name it (``rect``,
+    ``sections[0].heights[1]``), or the argument (``timeout``, ``stats_endpoints``). Also a ``ValueError``."""
+
+    def __init__(self, message: str, path: str | None = None, *, op: str | None = None) -> None:
+        """``InvalidInput(message, path=None, *, op=None)``."""
+        super().__init__("invalid_request", message, path, op=op)
+
+
 class ProtocolError(LayoutdError):
     """A reply the client cannot use (it breaks the wire contract)."""
 
@@ -215,8 +266,9 @@ def error_from_reply(reply: Mapping[str, Any], *, op: str | None = None) -> Repl
     """
     error = reply.get("error")
     if not isinstance(error, Mapping) or not isinstance(error.get("code"), str):
-        raise DecodeError("an error reply without an error object with a string code", op=op,
-                          request_id=reply.get("id"))
+        raise DecodeError(
+            "an error reply without an error object with a string code", op=op, request_id=reply.get("id")
+        )
     code = error["code"]
     message = error.get("message")
     path = error.get("path")

@@ -18,12 +18,24 @@ daemon are never delivered. :class:`Subscriber` keeps, per layout key, the last 
 With CURVE every topic starts with the client's public key (40 characters of Z85): the subscriber puts it
 in front of each prefix it subscribes to and takes it off each topic it receives, so you subscribe and
 read topics exactly as without CURVE.
+
+Topics are prefixes (``batch:`` gets every batch) or, with ``topics=``, exact (``batch:wall`` gets wall's
+batches and not ``wall-full``'s). Events of kinds the client does not know (``route``, another subscriber's
+``subscribed``) are skipped, the last ones kept in :attr:`SubscriberBase.others`.
+
+**Confirmed subscriptions** (PROTOCOL.md §7): a subscription takes effect some time after it is made, and
+events published before then are never delivered. With ``confirm=True`` (the default) the subscriber, after
+its topics, subscribes to ``subscribed:<token>`` (a random token of its own) and waits until the daemon
+publishes that topic: every subscription made before it is then in effect, so an event of any change made
+after the constructor (or ``wait_ready``) returned reaches it.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 import time
+from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
@@ -31,14 +43,20 @@ import zmq
 
 from . import ops
 from .client import Client
-from .core import DEFAULT_EVENTS, endpoint_list, millis
+from .core import DEFAULT_EVENTS, millis
 from .curve import CurveKeys
-from .errors import DecodeError, LayoutdError
-from .models import Event, QueryResult, Resync, parse_event
+from .errors import DecodeError, InvalidInput, LayoutdError, Timeout
+from .inputs import endpoint_list
+from .models import Event, OtherEvent, QueryResult, Resync, parse_event
 from .ops import Format, Rect, as_rect
 from .wire import Call, Hooks
 
-__all__ = ["VersionTracker", "Subscriber", "SubscriberBase", "SubscriberCore", "Gap", "EMPTY_RECT"]
+__all__ = ["VersionTracker", "Subscriber", "SubscriberBase", "SubscriberCore", "Gap", "EMPTY_RECT", "CONFIRM_SECONDS"]
+
+#: How long a subscriber waits for its subscriptions' confirmation by default (seconds).
+CONFIRM_SECONDS = 10.0
+#: The event kinds a subscriber hands over as typed events.
+KNOWN_KINDS = frozenset({"batch", "invalidated"})
 
 #: The rect a resync asks for when none was given for the key: no element overlaps it.
 EMPTY_RECT: Mapping[str, float] = {"x": 0, "y": 0, "width": 0, "height": 0}
@@ -125,29 +143,70 @@ class SubscriberCore:
         #: Events ignored as stale so far, and resyncs made.
         self.stale = 0
         self.resyncs = 0
+        #: Topic prefixes and exact topics subscribed to (without the CURVE key), each with its count.
+        self.prefixes: dict[str, int] = {}
+        self.exact: dict[str, int] = {}
+        #: The token of the confirmation awaited (its topic is ``subscribed:<token>``), or ``None``.
+        self.token: str | None = None
+        self.confirmed = False
+        #: The last events of kinds this client does not know, skipped (the newest last).
+        self.others: deque[OtherEvent] = deque(maxlen=64)
+        self.yield_others = False
 
     def wire_prefix(self, prefix: str) -> bytes:
         return self.topic_prefix + prefix.encode()
 
-    def decode(self, frames: Sequence[bytes]) -> Event:
+    def subscribed(self, topic: str, exact: bool, add: bool) -> None:
+        """Counts a subscription to ``topic`` (or its undoing)."""
+        table = self.exact if exact else self.prefixes
+        count = table.get(topic, 0) + (1 if add else -1)
+        if count > 0:
+            table[topic] = count
+        else:
+            table.pop(topic, None)
+
+    def wanted(self, topic: str) -> bool:
+        """Was ``topic`` subscribed to (a prefix of it, or it exactly)? ZeroMQ filters by prefix only, so an
+        exact subscription to ``batch:wall`` also lets ``batch:wall-full`` through: it stops here."""
+        if not self.exact or topic in self.exact:
+            return True
+        return any(topic.startswith(prefix) for prefix in self.prefixes)
+
+    def decode(self, frames: Sequence[bytes]) -> Event | OtherEvent | None:
+        """The event in ``frames``: typed, an :class:`OtherEvent` (a kind this client does not know), or
+        ``None`` when no subscription asked for its topic (or it is this subscriber's confirmation)."""
         if len(frames) != 2:
             raise DecodeError(f"an event of {len(frames)} frames, not 2 (topic, body)")
         topic_bytes, body = frames
         if self.topic_prefix and topic_bytes.startswith(self.topic_prefix):
-            topic_bytes = topic_bytes[len(self.topic_prefix):]
+            topic_bytes = topic_bytes[len(self.topic_prefix) :]
         topic = topic_bytes.decode("utf-8", "replace")
+        if self.token is not None and topic == "subscribed:" + self.token:
+            self.confirmed = True
+            return None
+        if not self.wanted(topic):
+            return None
         try:
             obj = json.loads(body)
         except (UnicodeDecodeError, ValueError) as error:
             raise DecodeError(f"an event body that is not JSON: {error}") from None
         if self.hooks.event is not None and isinstance(obj, Mapping):
             self.hooks.event(topic, obj)
+        kind = obj.get("event") if isinstance(obj, Mapping) else None
+        if kind not in KNOWN_KINDS:  # PROTOCOL.md §7: ignore event kinds you do not know
+            other = OtherEvent(topic, kind if isinstance(kind, str) else None, obj)
+            self.others.append(other)
+            return other
         return parse_event(topic, obj)
 
-    def step(self, frames: Sequence[bytes]) -> Event | Gap | None:
-        """What a received event means: hand it over (the event), ignore it (``None``: stale) or resync
-        (a :class:`Gap`: issue its query, then call :meth:`resynced`)."""
+    def step(self, frames: Sequence[bytes]) -> Event | OtherEvent | Gap | None:
+        """What a received event means: hand it over (the event), ignore it (``None``: stale, unknown or
+        not subscribed to) or resync (a :class:`Gap`: issue its query, then call :meth:`resynced`)."""
         event = self.decode(frames)
+        if event is None:
+            return None
+        if isinstance(event, OtherEvent):
+            return event if self.yield_others else None
         verdict = self.tracker.classify(event.layout, event.version)
         if verdict == "stale":
             self.stale += 1
@@ -177,8 +236,9 @@ class SubscriberCore:
         else:
             self.tracker.accept(event.layout, event.version)
             version = event.version
-        return Resync(layout=event.layout, last_version=gap.last, event=event, version=version, result=result,
-                      error=error)
+        return Resync(
+            layout=event.layout, last_version=gap.last, event=event, version=version, result=result, error=error
+        )
 
 
 class SubscriberBase:
@@ -195,15 +255,22 @@ class SubscriberBase:
         versions: Mapping[str, int] | None,
         resync_format: Format | None,
         hooks: Hooks | None,
+        topics: Sequence[str] = (),
+        yield_others: bool = False,
     ) -> None:
         if isinstance(prefixes, str):
             prefixes = [prefixes]
+        if isinstance(topics, str):
+            topics = [topics]
         self.endpoints = endpoint_list(endpoints, "endpoints")
         self.client = client
         if client is not None:
             curve = curve if curve is not None else client.curve
             hooks = hooks if hooks is not None else client.hooks
         self._core = SubscriberCore(curve, hooks, versions, resync_format)
+        self._core.yield_others = yield_others
+        #: Items received while waiting for the confirmation, handed over first.
+        self._early: deque[Any] = deque()
         self.context = context
         self._socket = context.socket(zmq.SUB)
         self._socket.linger = 0
@@ -213,6 +280,8 @@ class SubscriberBase:
             self._socket.connect(endpoint)
         for prefix in prefixes:
             self.subscribe(prefix)
+        for topic in topics:
+            self.subscribe(topic, exact=True)
 
     @property
     def tracker(self) -> VersionTracker:
@@ -229,13 +298,55 @@ class SubscriberBase:
         """How many events it ignored as at or below a known version."""
         return self._core.stale
 
-    def subscribe(self, prefix: str) -> None:
-        """Receives events whose topic starts with ``prefix`` (the CURVE key goes in front by itself)."""
-        self._socket.setsockopt(zmq.SUBSCRIBE, self._core.wire_prefix(prefix))
+    @property
+    def others(self) -> deque[OtherEvent]:
+        """The last events of kinds this client does not know (skipped unless ``yield_others``)."""
+        return self._core.others
 
-    def unsubscribe(self, prefix: str) -> None:
+    @property
+    def ready(self) -> bool:
+        """Has the daemon confirmed every subscription made before the last :meth:`wait_ready`?"""
+        return self._core.confirmed
+
+    def subscribe(self, topic: str, *, exact: bool = False) -> None:
+        """Receives events whose topic starts with ``topic`` or, with ``exact``, is ``topic`` (the CURVE key
+        goes in front by itself). Call :meth:`wait_ready` after it to know it is in effect."""
+        if not isinstance(topic, str):
+            raise InvalidInput(f"a topic is a string, not {type(topic).__name__}", "topics" if exact else "prefixes")
+        self._socket.setsockopt(zmq.SUBSCRIBE, self._core.wire_prefix(topic))
+        self._core.subscribed(topic, exact, True)
+
+    def unsubscribe(self, topic: str, *, exact: bool = False) -> None:
         """Undoes one :meth:`subscribe`."""
-        self._socket.setsockopt(zmq.UNSUBSCRIBE, self._core.wire_prefix(prefix))
+        self._socket.setsockopt(zmq.UNSUBSCRIBE, self._core.wire_prefix(topic))
+        self._core.subscribed(topic, exact, False)
+
+    def _start_confirmation(self) -> str:
+        """Subscribes to ``subscribed:<a new token>`` (after every subscription so far) and returns its topic."""
+        token = secrets.token_hex(12)
+        self._core.token, self._core.confirmed = token, False
+        topic = "subscribed:" + token
+        self._socket.setsockopt(zmq.SUBSCRIBE, self._core.wire_prefix(topic))
+        if self._core.topic_prefix:
+            # With CURVE the confirmation comes under our key (the subscription above lets it through this
+            # socket's filter); a daemon that recognises the token only without the key (it files every
+            # subscription under the subscriber's key itself) gets it so too, after the others.
+            self._socket.setsockopt(zmq.SUBSCRIBE, topic.encode())
+        return topic
+
+    def _end_confirmation(self, topic: str) -> None:
+        self._socket.setsockopt(zmq.UNSUBSCRIBE, self._core.wire_prefix(topic))
+        if self._core.topic_prefix:
+            self._socket.setsockopt(zmq.UNSUBSCRIBE, topic.encode())
+        self._core.token = None
+
+    @staticmethod
+    def _unconfirmed(timeout: float) -> Timeout:
+        return Timeout(
+            f"the daemon did not confirm the subscriptions within {timeout:g}s (a daemon that "
+            "predates confirmed subscriptions never does: pass confirm=False)",
+            op="subscribe",
+        )
 
     def track(self, layout: str, version: int | None = None, *, rect: Rect | None = None) -> None:
         """Tells the subscriber what you know of ``layout``: the ``version`` of a reply (events at or below
@@ -271,9 +382,9 @@ class Subscriber(SubscriberBase):
     Example::
 
         with Client(front) as client, Subscriber(events, ["batch:", "invalidated:"], client=client) as sub:
-            prepared = client.prepare("feed", ...)
+            prepared = client.prepare("feed", ...)      # the subscription is confirmed: no event is lost
             sub.track("feed", prepared.version, rect=(0, 0, 375, 667))
-            for item in sub.iter(idle_timeout=5):
+            for item in sub:                            # or sub.iter(idle_timeout=5)
                 if isinstance(item, Resync): redraw(item.result)
                 else: apply(item)
 
@@ -281,12 +392,19 @@ class Subscriber(SubscriberBase):
         endpoints: the events endpoint, or several (a SUB connects to all of them: with a pair of brokers
             it hears whichever publishes).
         prefixes: topic prefixes to subscribe to (``""``: everything; ``"batch:feed"``; …).
-        client: the client that issues the resync queries (without one a :class:`~layoutd.models.Resync`
-            carries no result, and you re-query yourself).
+        topics: exact topics to subscribe to (``"batch:feed"`` gets feed's batches, not ``feed-7``'s).
+        client: the configuration of the client that issues the resync queries: the subscriber makes a
+            client of its own like it (:meth:`layoutd.Client.clone`), on the thread that reads events, so
+            that ``client`` stays free for its own thread. Without one a :class:`~layoutd.models.Resync`
+            carries no result, and you re-query yourself.
         curve: CURVE keys (default: the client's).
         versions: known versions to start from, ``{layout: version}`` (as :meth:`track`).
         resync_format: ``format`` of the resync queries.
         hooks: its ``event`` callback sees every event body.
+        confirm: wait, before returning, until the daemon confirms the subscriptions (see the module's doc;
+            :class:`~layoutd.errors.Timeout` after ``confirm_timeout`` seconds). With ``False``, call
+            :meth:`wait_ready` when you need it.
+        yield_others: hand over events of unknown kinds (:class:`~layoutd.models.OtherEvent`) too.
     """
 
     def __init__(
@@ -294,24 +412,68 @@ class Subscriber(SubscriberBase):
         endpoints: str | Sequence[str] = DEFAULT_EVENTS,
         prefixes: Sequence[str] = ("",),
         *,
+        topics: Sequence[str] = (),
         client: Client | None = None,
         curve: CurveKeys | None = None,
         context: zmq.Context[Any] | None = None,
         versions: Mapping[str, int] | None = None,
         resync_format: Format | None = None,
         hooks: Hooks | None = None,
+        confirm: bool = True,
+        confirm_timeout: float = CONFIRM_SECONDS,
+        yield_others: bool = False,
     ) -> None:
-        super().__init__(endpoints, prefixes, client, curve, context if context is not None else zmq.Context.instance(),
-                         versions, resync_format, hooks)
+        super().__init__(
+            endpoints,
+            prefixes,
+            client,
+            curve,
+            context if context is not None else zmq.Context.instance(),
+            versions,
+            resync_format,
+            hooks,
+            topics,
+            yield_others,
+        )
         self.client: Client | None = client
+        self._resync_client: Client | None = None
+        if confirm:
+            try:
+                self.wait_ready(confirm_timeout)
+            except BaseException:
+                self.close()
+                raise
 
-    def next(self, timeout: float | None = None) -> Event | Resync | None:
+    def wait_ready(self, timeout: float = CONFIRM_SECONDS) -> None:
+        """Returns once every subscription made so far is in effect (the daemon published this subscriber's
+        ``subscribed:<token>``); events that came meanwhile are kept for :meth:`next`.
+
+        Raises:
+            Timeout: no confirmation within ``timeout`` seconds.
+        """
+        topic = self._start_confirmation()
+        deadline = time.monotonic() + timeout
+        try:
+            while not self._core.confirmed:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not self._socket.poll(millis(remaining), zmq.POLLIN):
+                    raise self._unconfirmed(timeout)
+                item = self._handle(self._socket.recv_multipart())
+                if item is not None:
+                    self._early.append(item)
+        finally:
+            self._end_confirmation(topic)
+
+    def next(self, timeout: float | None = None) -> Event | Resync | OtherEvent | None:
         """The next event (or :class:`~layoutd.models.Resync`), or ``None`` when none came within
-        ``timeout`` seconds (``None``: wait without limit). Stale events are skipped.
+        ``timeout`` seconds (``None``: wait without limit). Stale events and events of unknown kinds are
+        skipped.
 
         Raises:
             DecodeError: an event that is not two frames with a JSON object body (it is consumed).
         """
+        if self._early:
+            return self._early.popleft()  # type: ignore[no-any-return]
         deadline = self._deadline(timeout)
         while True:
             if self._socket.poll(self._poll_ms(deadline), zmq.POLLIN):
@@ -321,22 +483,37 @@ class Subscriber(SubscriberBase):
             elif self._expired(deadline):
                 return None
 
-    def iter(self, idle_timeout: float) -> Iterator[Event | Resync]:
+    def iter(self, idle_timeout: float) -> Iterator[Event | Resync | OtherEvent]:
         """Events until none comes for ``idle_timeout`` seconds."""
         while (item := self.next(idle_timeout)) is not None:
             yield item
 
-    def _handle(self, frames: Sequence[bytes]) -> Event | Resync | None:
+    def __iter__(self) -> Iterator[Event | Resync | OtherEvent]:
+        """Events without end (``for event in subscriber``)."""
+        while True:
+            item = self.next()
+            if item is not None:
+                yield item
+
+    def _handle(self, frames: Sequence[bytes]) -> Event | Resync | OtherEvent | None:
         step = self._core.step(frames)
         if not isinstance(step, Gap):
             return step
         if self.client is None:
             return self._core.resynced(step)
+        if self._resync_client is None:  # made here, on the thread that reads events
+            self._resync_client = self.client.clone()
         try:
-            result: QueryResult = self.client.call(step.query)
+            result: QueryResult = self._resync_client.call(step.query)
         except LayoutdError as error:
             return self._core.resynced(step, error=error)
         return self._core.resynced(step, result)
+
+    def close(self) -> None:
+        """Closes the socket (and the subscriber's own resync client)."""
+        if self._resync_client is not None:
+            self._resync_client.close()
+        super().close()
 
     def __enter__(self) -> Subscriber:
         return self

@@ -7,11 +7,11 @@ of :class:`Element` (``format="objects"``) or as one :class:`Columns` (``"column
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, field, fields
 import types
 import typing
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar, Union
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import MISSING, dataclass, field, fields
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import DecodeError
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import numpy
     import numpy.typing
 
-    ColumnValues = Union[Sequence[Any], memoryview, numpy.typing.NDArray[Any]]
+    ColumnValues = Sequence[Any] | memoryview | numpy.typing.NDArray[Any]
 else:
     ColumnValues = Any
 
@@ -45,6 +45,7 @@ __all__ = [
     "InvalidatedEvent",
     "BatchEvent",
     "Resync",
+    "OtherEvent",
     "KINDS",
     "parse_attributes",
     "parse_event",
@@ -53,6 +54,7 @@ __all__ = [
 #: What the ``kind`` codes of the binary format stand for (binary-spec: 0 cell, 1 header, 2 footer,
 #: 3 decoration); a reply's own ``kinds`` list wins over this.
 KINDS: tuple[str, ...] = ("cell", "header", "footer", "decoration")
+
 
 def _raw() -> Any:
     """The ``raw`` field: the object as received (not shown in ``repr``, not compared)."""
@@ -64,8 +66,15 @@ _NUM = (int, float)
 Convert = Callable[[Any, str], Any]
 
 
-def member(wire: str, kind: type | tuple[type, ...], *, convert: Convert | None = None, optional: bool = False,
-           default: Any = None, default_factory: Callable[[], Any] | None = None) -> Any:
+def member(
+    wire: str,
+    kind: type | tuple[type, ...],
+    *,
+    convert: Convert | None = None,
+    optional: bool = False,
+    default: Any = None,
+    default_factory: Callable[[], Any] | None = None,
+) -> Any:
     """A dataclass field read from the reply member ``wire`` by :meth:`Wire.parse`: of type ``kind`` (a
     ``bool`` is not a number), then ``convert(value, path)`` if given; required, or with ``optional`` left
     at ``default`` (or ``default_factory()``) when the member is missing or ``null``."""
@@ -96,12 +105,20 @@ def _reader(cls: type) -> Reader:
     has_raw = "raw" in cls.__dataclass_fields__  # type: ignore[attr-defined]
     slots = {f.name: _slot(cls, f.name) for f in every}
     direct = len(specs) + has_raw == len(every) and None not in slots.values()
-    names: dict[str, Any] = {"cls": cls, "Mapping": Mapping, "_slow": _slow, "_not_object": _not_object,
-                             "_missing": _missing, "new": object.__new__}
-    head = ["def read(obj, where, extra):",
-            "    if type(obj) is not dict and not isinstance(obj, Mapping):",
-            "        raise _not_object(where)",
-            "    try:"]
+    names: dict[str, Any] = {
+        "cls": cls,
+        "Mapping": Mapping,
+        "_slow": _slow,
+        "_not_object": _not_object,
+        "_missing": _missing,
+        "new": object.__new__,
+    }
+    head = [
+        "def read(obj, where, extra):",
+        "    if type(obj) is not dict and not isinstance(obj, Mapping):",
+        "        raise _not_object(where)",
+        "    try:",
+    ]
     body: list[str] = []
     for i, (f, wire, kinds, convert, optional) in enumerate(specs):
         names[f"kinds{i}"] = kinds
@@ -116,7 +133,7 @@ def _reader(cls: type) -> Reader:
             else:
                 names[f"default{i}"] = f.default
                 body.append(f"        v{i} = default{i}")
-            body.append(f"    else:")
+            body.append("    else:")
             indent = "        "
         else:
             head.append(f"        v{i} = obj[{wire!r}]")
@@ -300,12 +317,19 @@ class Columns:
         z = lists.get("zIndex")
         out = []
         for i, kind in enumerate(lists["kind"]):
-            out.append(Element(
-                kind=kind, section=int(lists["section"][i]), item=int(lists["item"][i]),
-                x=lists["x"][i], y=lists["y"][i], width=lists["width"][i], height=lists["height"][i],
-                element_kind="sectionBackground" if kind == "decoration" else None,
-                z_index=int(z[i]) if z is not None else (-1 if kind == "decoration" else None),
-            ))
+            out.append(
+                Element(
+                    kind=kind,
+                    section=int(lists["section"][i]),
+                    item=int(lists["item"][i]),
+                    x=lists["x"][i],
+                    y=lists["y"][i],
+                    width=lists["width"][i],
+                    height=lists["height"][i],
+                    element_kind="sectionBackground" if kind == "decoration" else None,
+                    z_index=int(z[i]) if z is not None else (-1 if kind == "decoration" else None),
+                )
+            )
         return out
 
     def __iter__(self) -> Iterator[Element]:
@@ -318,7 +342,7 @@ def _plain(value: Any) -> Any:
 
 
 #: ``attributes`` of a reply: elements (``"objects"``) or columns (``"columns"``, ``"binary"``).
-Attributes = Union[list[Element], Columns]
+Attributes = list[Element] | Columns
 
 
 def parse_attributes(value: Any, where: str = "result.attributes") -> Attributes:
@@ -347,9 +371,16 @@ def parse_attributes(value: Any, where: str = "result.attributes") -> Attributes
             length = len(col)
             columns[name] = col
         return Columns(
-            format="columns", kind=columns["kind"], section=columns["section"], item=columns["item"],
-            x=columns["x"], y=columns["y"], width=columns["width"], height=columns["height"],
-            z_index=columns.get("zIndex"), raw=value,
+            format="columns",
+            kind=columns["kind"],
+            section=columns["section"],
+            item=columns["item"],
+            x=columns["x"],
+            y=columns["y"],
+            width=columns["width"],
+            height=columns["height"],
+            z_index=columns.get("zIndex"),
+            raw=value,
         )
     raise DecodeError(f"{where} is neither an array nor an object")
 
@@ -451,6 +482,7 @@ def _mover(index: Callable[[Any], Any]) -> Callable[[Any], Move | None]:
             return None
         source, target = index(m.get("from")), index(m.get("to"))
         return None if source is None or target is None else Move(from_=source, to=target)
+
     return move
 
 
@@ -486,8 +518,9 @@ class BatchResult(Wire):
     inserts: list[tuple[int, int]] = member("inserts", list, convert=_paths, optional=True, default_factory=list)
     moves: list[Move] = member("moves", list, convert=_item_moves, optional=True, default_factory=list)
     reloads: list[tuple[int, int]] = member("reloads", list, convert=_paths, optional=True, default_factory=list)
-    sections: SectionChanges = member("sections", Mapping, convert=SectionChanges.parse, optional=True,
-                                      default_factory=SectionChanges)
+    sections: SectionChanges = member(
+        "sections", Mapping, convert=SectionChanges.parse, optional=True, default_factory=SectionChanges
+    )
     raw: Mapping[str, Any] = _raw()
 
 
@@ -512,6 +545,8 @@ class ListResult(Wire):
     """``list``: the kept layouts, sorted by key (by namespace, then key, for an admin)."""
 
     layouts: list[LayoutInfo] = member("layouts", list, convert=_layout_infos)
+    #: The key to pass as ``after`` for the next page; ``None`` on the last page.
+    next: str | None = member("next", str, optional=True)
     raw: Mapping[str, Any] = _raw()
 
     def __iter__(self) -> Iterator[LayoutInfo]:
@@ -585,8 +620,9 @@ class BatchEvent(Event):
     inserts: list[tuple[int, int]] = member("inserts", list, convert=_paths, optional=True, default_factory=list)
     moves: list[Move] = member("moves", list, convert=_item_moves, optional=True, default_factory=list)
     reloads: list[tuple[int, int]] = member("reloads", list, convert=_paths, optional=True, default_factory=list)
-    sections: SectionChanges = member("sections", Mapping, convert=SectionChanges.parse, optional=True,
-                                      default_factory=SectionChanges)
+    sections: SectionChanges = member(
+        "sections", Mapping, convert=SectionChanges.parse, optional=True, default_factory=SectionChanges
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -605,6 +641,17 @@ class Resync:
     version: int
     result: Any = None
     error: Exception | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OtherEvent:
+    """An event of a kind this client does not know (``route``, another subscriber's ``subscribed``, a
+    newer daemon's): subscribers skip it (PROTOCOL.md §7), keeping the last ones in ``Subscriber.others``,
+    or hand it over with ``yield_others=True``. ``event`` is the body's ``event`` member, if a string."""
+
+    topic: str
+    event: str | None
+    raw: Any = field(repr=False)
 
 
 _EVENT_CLASSES: dict[str, type[Event]] = {"invalidated": InvalidatedEvent, "batch": BatchEvent}

@@ -12,8 +12,8 @@ import json
 import re
 import sys
 import typing
-from dataclasses import dataclass, field
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
 import zmq
@@ -102,6 +102,10 @@ class Call(Generic[T]):
     fields: Mapping[str, Any]
     attachments: tuple[Any, ...] = ()
     decode: Callable[[Mapping[str, Any]], T] = field(default=lambda r: r)
+    #: Seconds each attempt waits for the reply (``None``: the client's ``timeout``; ``0`` waits not at all).
+    timeout: float | None = field(default=None, compare=False)
+    #: Seconds the request may take in all, attempts and retries included (``None``: the client's ``deadline``).
+    deadline: float | None = field(default=None, compare=False)
 
     @property
     def retryable(self) -> bool:
@@ -239,7 +243,7 @@ def split_reply(frames: Sequence[Any]) -> tuple[dict[str, Any], list[Any]]:
         raise DecodeError(f"the reply is not JSON: {error}") from None
     if not isinstance(obj, dict):
         raise DecodeError("the reply is not a JSON object")
-    return obj, list(frames[at + 1:]) if len(frames) > at + 1 else []
+    return obj, list(frames[at + 1 :]) if len(frames) > at + 1 else []
 
 
 def decode_binary_attributes(descriptor: Any, frames: Sequence[Any], arrays: BinaryArrays = "auto") -> Columns:
@@ -280,13 +284,13 @@ def decode_binary_attributes(descriptor: Any, frames: Sequence[Any], arrays: Bin
         if kind not in _TYPES:
             raise DecodeError(f"{at}.type {kind!r} is not one of {sorted(_TYPES)}", path=f"{at}.type")
         if col.get("byteOrder", "little") != "little":
-            raise DecodeError(f"{at}.byteOrder is not \"little\"", path=f"{at}.byteOrder")
+            raise DecodeError(f'{at}.byteOrder is not "little"', path=f"{at}.byteOrder")
         if col.get("count", count) != count:
-            raise DecodeError(f"{at}.count {col.get('count')!r} is not the attributes' count {count}",
-                              path=f"{at}.count")
+            raise DecodeError(
+                f"{at}.count {col.get('count')!r} is not the attributes' count {count}", path=f"{at}.count"
+            )
         if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= len(frames):
-            raise DecodeError(f"{at}.frame {number!r} names no frame of the {len(frames)} received",
-                              path=f"{at}.frame")
+            raise DecodeError(f"{at}.frame {number!r} names no frame of the {len(frames)} received", path=f"{at}.frame")
         if number in used:
             raise DecodeError(f"{at}.frame {number} is used twice", path=f"{at}.frame")
         used.add(number)
@@ -316,9 +320,17 @@ def decode_binary_attributes(descriptor: Any, frames: Sequence[Any], arrays: Bin
     if count and int(kind_codes.max() if use_numpy else max(kind_codes)) >= len(kinds):
         raise DecodeError(f"a kind code is beyond the {len(kinds)} kinds named", path=f"{where}.kinds")
     return Columns(
-        format="binary", kind=kind_codes, section=values["section"], item=values["item"], x=values["x"],
-        y=values["y"], width=values["width"], height=values["height"], z_index=values.get("zIndex"),
-        kinds=tuple(kinds), raw=descriptor,
+        format="binary",
+        kind=kind_codes,
+        section=values["section"],
+        item=values["item"],
+        x=values["x"],
+        y=values["y"],
+        width=values["width"],
+        height=values["height"],
+        z_index=values.get("zIndex"),
+        kinds=tuple(kinds),
+        raw=descriptor,
     )
 
 
@@ -336,18 +348,19 @@ def decode_reply(
     ok = obj.get("ok")
     if ok is False:
         if frames:
-            raise DecodeError(f"an error reply with {len(frames)} frames after it", op=call.op,
-                              request_id=obj.get("id"))
+            raise DecodeError(
+                f"an error reply with {len(frames)} frames after it", op=call.op, request_id=obj.get("id")
+            )
         raise error_from_reply(obj, op=call.op)
     if ok is not True:
-        raise DecodeError("a reply whose ok is neither true nor false", path="ok", op=call.op,
-                          request_id=obj.get("id"))
+        raise DecodeError("a reply whose ok is neither true nor false", path="ok", op=call.op, request_id=obj.get("id"))
     result = obj.get("result")
     if not isinstance(result, dict):
         raise DecodeError("a reply without a result object", path="result", op=call.op, request_id=obj.get("id"))
     attributes = result.get("attributes")
-    if frames or (type(attributes) is not list and isinstance(attributes, Mapping)
-                  and attributes.get("format") == "binary"):
+    if frames or (
+        type(attributes) is not list and isinstance(attributes, Mapping) and attributes.get("format") == "binary"
+    ):
         try:
             result = dict(result)
             result["attributes"] = decode_binary_attributes(attributes, frames, arrays)
@@ -360,8 +373,7 @@ def decode_reply(
         error.op, error.request_id = call.op, obj.get("id")
         raise
     except (KeyError, TypeError, ValueError, IndexError) as error:
-        raise DecodeError(f"cannot read the {call.op} result: {error}", op=call.op,
-                          request_id=obj.get("id")) from None
+        raise DecodeError(f"cannot read the {call.op} result: {error}", op=call.op, request_id=obj.get("id")) from None
 
 
 def standby_error(error: BaseException) -> bool:
@@ -379,5 +391,10 @@ def as_method(method: Callable[..., Any], builder: Callable[..., Any], returns: 
     match = re.fullmatch(r"Call\[(.+)\]", str(signature.return_annotation))
     result = match.group(1) if match else "Any"
     self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
-    setattr(method, "__signature__", signature.replace(
-        parameters=[self_param, *signature.parameters.values()], return_annotation=returns.format(result)))
+    setattr(  # noqa: B010 - a function has no declared __signature__
+        method,
+        "__signature__",
+        signature.replace(
+            parameters=[self_param, *signature.parameters.values()], return_annotation=returns.format(result)
+        ),
+    )
