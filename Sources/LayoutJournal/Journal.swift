@@ -19,22 +19,6 @@ import Synchronization
 /// up to date as writes are appended, so that the daemon decides without a read whether a change can
 /// follow the key's last write or needs a snapshot.
 public final class Journal: Sendable {
-    /// What the index knows of a key.
-    public struct Entry: Sendable, Hashable {
-        public var version: Int
-        public var epoch: UInt64
-        public var items: Int
-        public var isKept: Bool
-        public var changedAtMillis: Int64
-        fileprivate var rebuildBytes: Int
-        fileprivate var changeBytes: Int
-        fileprivate var changes: Int
-        /// A write of this key failed: its next change must be a snapshot, the chain being broken.
-        fileprivate var isBroken = false
-        /// With the log: the lsn of the key's last write, which SQLite must have before the key is read.
-        var lsn: UInt64 = 0
-    }
-
     /// When a key's changes are folded into a snapshot (`journal.compactAfterBytes`, `…Changes`).
     public struct Compaction: Sendable, Hashable {
         /// Once the changes add up to more than this or the rebuild body's own bytes, whichever is more.
@@ -125,8 +109,17 @@ public final class Journal: Sendable {
         log != nil && durability == .sync
     }
 
-    /// The keys found at open, most recently changed first.
-    public let keysAtOpen: [JournalKeyState]
+    /// The keys found at open, most recently changed first, until `releaseKeysAtOpen()`.
+    public var keysAtOpen: [JournalKeyState] {
+        openedKeys.withLock { $0 }
+    }
+
+    private let openedKeys: Mutex<[JournalKeyState]>
+
+    /// Lets go of `keysAtOpen` (about 100 bytes a key) once its readers have taken what they need.
+    public func releaseKeysAtOpen() {
+        openedKeys.withLock { $0 = [] }
+    }
     /// What opening found worth a line in the operator's log (a torn write left out of the log, records
     /// replayed from it).
     public let notesAtOpen: [String]
@@ -229,11 +222,12 @@ public final class Journal: Sendable {
         self.compaction = compaction
         self.onCommit = onCommit
         self.onHealthChange = onHealthChange
-        keysAtOpen = keys
+        openedKeys = Mutex(keys)
         var initial = State()
+        initial.index.reserveCapacity(keys.count)
         for key in keys {
             initial.index[key.key] = Entry(
-                version: key.version, epoch: key.epoch, items: key.items, isKept: key.isKept, changedAtMillis: key.changedAtMillis,
+                version: key.version, epoch: key.epoch, items: key.items, isKept: key.isKept,
                 rebuildBytes: key.rebuildBytes, changeBytes: key.changeBytes, changes: key.changes
             )
         }
@@ -490,24 +484,22 @@ public final class Journal: Sendable {
         }
     }
 
-    static func apply(_ write: JournalWrite, to index: inout [JournalKey: Entry], lsn: UInt64 = 0, atMillis: Int64? = nil, bodyBytes: Int? = nil) {
-        let now = atMillis ?? Self.nowMillis
+    static func apply(_ write: JournalWrite, to index: inout [JournalKey: Entry], lsn: UInt64 = 0, bodyBytes: Int? = nil) {
         let bytes = bodyBytes ?? write.bodyBytes
         defer { index[write.key]?.lsn = lsn }
         switch write {
         case .rebuild(let key, let version, let epoch, let items, _):
-            index[key] = Entry(version: version, epoch: epoch, items: items, isKept: true, changedAtMillis: now, rebuildBytes: bytes, changeBytes: 0, changes: 0)
+            index[key] = Entry(version: version, epoch: epoch, items: items, isKept: true, rebuildBytes: bytes, changeBytes: 0, changes: 0)
         case .change(let key, let version, let items, _):
-            var entry = index[key] ?? Entry(version: version, epoch: 0, items: items, isKept: true, changedAtMillis: now, rebuildBytes: 0, changeBytes: 0, changes: 0)
+            var entry = index[key] ?? Entry(version: version, epoch: 0, items: items, isKept: true, rebuildBytes: 0, changeBytes: 0, changes: 0)
             entry.version = version
             entry.items = items
-            entry.changedAtMillis = now
             entry.changeBytes += bytes
             entry.changes += 1
             index[key] = entry
         case .drop(let key, let version):
             // The epoch stays what the key reached, as in the storages.
-            index[key] = Entry(version: version, epoch: index[key]?.epoch ?? 0, items: 0, isKept: false, changedAtMillis: now, rebuildBytes: 0, changeBytes: 0, changes: 0)
+            index[key] = Entry(version: version, epoch: index[key]?.epoch ?? 0, items: 0, isKept: false, rebuildBytes: 0, changeBytes: 0, changes: 0)
         case .epoch(let key, let epoch):
             guard var entry = index[key] else { return }
             entry.epoch = max(entry.epoch, epoch)

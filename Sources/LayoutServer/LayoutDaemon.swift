@@ -69,7 +69,10 @@ public struct LayoutDaemon: Service {
         }
         // With a journal, a change's events wait for the change to be written (`EventGate`).
         let events = journal == nil ? nil : EventGate(publish: publish)
-        let store = LayoutStore(capacityBytes: configuration.storeCapacityBytes, backing: journal == nil ? .memoryOnly : .journal) { change in
+        let store = LayoutStore(
+            capacityBytes: configuration.storeCapacityBytes, backing: journal == nil ? .memoryOnly : .journal,
+            perKeyBytes: journal == nil ? 0 : Journal.indexBytesPerKey
+        ) { change in
             guard audience.isListening else { return }
             if let events { events.accept(change) } else { publish(change) }
         }

@@ -29,6 +29,10 @@ enum LayoutdBench {
                 WireBench(plan: plan).run(goals: &goals)
                 return true
             case .journal: return JournalBench(plan: plan.journal, workers: cores, context: context).run(goals: &goals)
+            case .keys:
+                let scenarios = KeysBench.scenarios(quick: options.quick, keys: options.flags.keys, items: options.flags.items)
+                try KeysBench(scenarios: scenarios, workers: cores, context: context).run()
+                return true
             }
         }
     }

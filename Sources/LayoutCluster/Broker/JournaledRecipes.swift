@@ -64,6 +64,8 @@ struct JournaledRecipes {
                 logger.error("a journaled recipe cannot be read; its layout is unprotected until it is prepared again", metadata: ["layout": "\(key)", "reason": "\(error.message)"])
             }
         }
+        // Read once: the list would otherwise stay for the broker's life, about 100 bytes a key.
+        journal.releaseKeysAtOpen()
         let now = UInt64(max(0, Date().timeIntervalSince1970 * 1000))
         if !recipes.isEmpty {
             logger.info("recipes read from the journal", metadata: ["layouts": "\(recipes.count)", "journal": "\(url)"])

@@ -14,8 +14,9 @@ struct IndexedElements {
     /// alone, are copied from `previous` (whose elements must match these up to the end of those leaves);
     /// the rest are computed.
     func buildIndex(reusing previous: RectIndex?, unchangedLeaves: Int) -> RectIndex {
+        if count <= RectIndex.scanLimit { return RectIndex(unindexed: count) }
         let leafCount = (count + RectIndex.leafSize - 1) / RectIndex.leafSize
-        let kept = previous == nil ? 0 : Swift.min(unchangedLeaves, leafCount)
+        let kept = previous.map { Swift.min(unchangedLeaves, leafCount, $0.leafCount) } ?? 0
         // Room for the upper levels too: the index adds them in place.
         let leaves = [RectIndex.Box](unsafeUninitializedCapacity: RectIndex.boxCount(forLeafCount: leafCount)) { buffer, initialized in
             HugePages.advise(buffer)

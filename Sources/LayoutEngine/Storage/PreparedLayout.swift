@@ -3,20 +3,24 @@
 /// Frames are stored per section in section-local coordinates plus one offset per section
 /// (`sectionTops`); every answer is in content coordinates.
 public struct PreparedLayout: Sendable {
+    /// Its parts, behind one reference: a kept layout is one word wherever it is kept (a store's hash
+    /// table holds a million of them), and its parts take one allocation of their own, sized exactly.
+    let parts: PreparedLayoutParts
+
     /// What the layout was computed from.
-    public let input: LayoutInput
+    public var input: LayoutInput { parts.input }
     /// Section-local frames, one entry per section.
-    public let sectionFrames: [SectionFrames]
+    public var sectionFrames: [SectionFrames] { parts.sectionFrames }
     /// The y at which each section starts.
-    public let sectionTops: [Double]
-    public let contentSize: Size
+    public var sectionTops: [Double] { parts.sectionTops }
+    public var contentSize: Size { parts.contentSize }
     /// Whether each section has a `sectionBackground` decoration.
-    let hasBackground: Bool
+    var hasBackground: Bool { parts.hasBackground }
     /// Width of the background decorations (W; bounds.width for columnFlow).
-    let backgroundWidth: Double
+    var backgroundWidth: Double { parts.backgroundWidth }
     /// First element ordinal (layout order) of each section, plus the total at the end.
-    let ordinalStarts: [Int]
-    let index: RectIndex
+    var ordinalStarts: [Int] { parts.ordinalStarts }
+    var index: RectIndex { parts.index }
 
     init(input: LayoutInput, sectionFrames: [SectionFrames], backgroundWidth: Double) {
         self.init(input: input, sectionFrames: sectionFrames, backgroundWidth: backgroundWidth, reusingIndexOf: nil, unchangedElements: 0)
@@ -26,32 +30,37 @@ public struct PreparedLayout: Sendable {
     /// alike, those of the layout `previous` indexes: the index keeps the boxes that cover only them and
     /// rebuilds the rest, which gives the same boxes as building it whole.
     init(input: LayoutInput, sectionFrames: [SectionFrames], backgroundWidth: Double, reusingIndexOf previous: RectIndex?, unchangedElements: Int) {
-        self.input = input
-        self.sectionFrames = sectionFrames
-        self.hasBackground = input.sectionBackgrounds
-        self.backgroundWidth = backgroundWidth
-
         var tops: [Double] = []
-        tops.reserveCapacity(sectionFrames.count)
         var ordinals: [Int] = [0]
         ordinals.reserveCapacity(sectionFrames.count + 1)
         var y = 0.0
-        for frames in sectionFrames {
-            tops.append(y)
-            y += frames.height
-            let supplementary = (frames.header == nil ? 0 : 1) + (frames.footer == nil ? 0 : 1) + (input.sectionBackgrounds ? 1 : 0)
-            ordinals.append(ordinals[ordinals.count - 1] + frames.cells.count + supplementary)
+        if sectionFrames.count == 1 {
+            // Most small layouts have one section: its top is the one array all of them share.
+            tops = Self.singleTop
+            y = sectionFrames[0].height
+            ordinals.append(sectionFrames[0].elementCount(withBackground: input.sectionBackgrounds))
+        } else {
+            tops.reserveCapacity(sectionFrames.count)
+            for frames in sectionFrames {
+                tops.append(y)
+                y += frames.height
+                ordinals.append(ordinals[ordinals.count - 1] + frames.elementCount(withBackground: input.sectionBackgrounds))
+            }
         }
-        sectionTops = tops
-        ordinalStarts = ordinals
-        contentSize = Size(width: input.bounds.width, height: y)
         let elements = IndexedElements(
             sectionFrames: sectionFrames, tops: tops, ordinalStarts: ordinals,
             background: input.sectionBackgrounds ? backgroundWidth : nil
         )
         let unchangedLeaves = previous == nil ? 0 : Swift.min(unchangedElements, elements.count) / RectIndex.leafSize
-        index = elements.buildIndex(reusing: previous, unchangedLeaves: unchangedLeaves)
+        parts = PreparedLayoutParts(
+            input: input, sectionFrames: sectionFrames, sectionTops: tops, contentSize: Size(width: input.bounds.width, height: y),
+            hasBackground: input.sectionBackgrounds, backgroundWidth: backgroundWidth, ordinalStarts: ordinals,
+            index: elements.buildIndex(reusing: previous, unchangedLeaves: unchangedLeaves)
+        )
     }
+
+    /// The section tops of every one-section layout.
+    private static let singleTop: [Double] = [0]
 
     // MARK: Counts
 
@@ -70,26 +79,6 @@ public struct PreparedLayout: Sendable {
     /// Widows laid out and items left out, over all sections (non-zero only for `justified`).
     public var placementCounts: PlacementCounts {
         sectionFrames.reduce(PlacementCounts()) { $0 + $1.placement }
-    }
-
-    /// Bytes held by the frames alone.
-    public var frameBytes: Int {
-        sectionFrames.reduce(0) { $0 + $1.cells.byteCount + 3 * MemoryLayout<Rect?>.stride }
-    }
-
-    /// Bytes held by the layout: frames, index and per-section bookkeeping (what a memory bound counts).
-    public var byteCount: Int {
-        frameBytes + index.byteCount + sectionFrames.reduce(0) { $0 + $1.checkpoints.byteCount }
-            + sectionFrames.count * (MemoryLayout<SectionFrames>.stride + 2 * MemoryLayout<Double>.stride)
-            + inputByteCount
-    }
-
-    private var inputByteCount: Int {
-        input.sections.reduce(0) { total, section in
-            let items = section.items
-            return total + 8 * (items.heights.count + items.aspectRatios.count + items.widths.count) + items.spans.count
-                + (section.ids?.count ?? 0) * MemoryLayout<ItemID>.stride
-        }
     }
 
     // MARK: Lookups

@@ -84,6 +84,20 @@ struct RectIndex: Hashable, Sendable {
         levelStarts = starts
     }
 
+    /// Layouts of at most this many elements keep no boxes: a query scans them all, which costs less
+    /// than walking boxes would, and a million small layouts do not each carry an index.
+    static let scanLimit = 64
+
+    /// No boxes: every query visits all `elementCount` elements.
+    init(unindexed elementCount: Int) {
+        self.elementCount = elementCount
+        boxes = []
+        levelStarts = []
+    }
+
+    /// The number of leaf boxes (0 when unindexed).
+    var leafCount: Int { levelStarts.count > 1 ? levelStarts[1] : 0 }
+
     /// Where level `level` (0: the leaves) lies in `boxes`; empty past the top.
     private func range(ofLevel level: Int) -> Range<Int> {
         guard level + 1 < levelStarts.count else { return 0..<0 }
@@ -137,7 +151,10 @@ struct RectIndex: Hashable, Sendable {
     @inline(__always)
     private func walkCandidateRanges<Test: BoxTest>(where test: Test, _ visitLeaves: (Range<Int>) -> Bool) {
         let levelCount = levelStarts.count - 1
-        guard levelCount > 0 else { return }
+        guard levelCount > 0 else {
+            if levelStarts.isEmpty, elementCount > 0 { _ = visitLeaves(0..<elementCount) }
+            return
+        }
         var pending = 0..<0
         boxes.withUnsafeBufferPointer { boxes in
             levelStarts.withUnsafeBufferPointer { starts in
@@ -188,7 +205,7 @@ struct RectIndex: Hashable, Sendable {
     }
 
     /// Bytes held by the index.
-    var byteCount: Int { boxes.count * MemoryLayout<Box>.stride + levelStarts.count * MemoryLayout<Int>.stride }
+    var byteCount: Int { HeapBytes.array(boxes) + HeapBytes.array(levelStarts) }
 }
 
 /// Which boxes of a `RectIndex` a walk descends into: those that may hold an element it wants.

@@ -223,10 +223,14 @@ public final class DurableLayouts: Sendable {
     /// time, while the daemon serves (a layout asked for meanwhile is rebuilt at once by its request).
     /// Stops early once memory is nearly full: the rest come back when they are asked for.
     public func restoreInBackground(concurrency: Int) {
-        let keys = journal.keysAtOpen.filter(\.isKept)
-        guard !keys.isEmpty else { return }
-        progress.withLock { $0.waiting = keys.count }
-        logger.info("restoring layouts from the journal", metadata: ["layouts": "\(keys.count)", "journal": "\(journal.url)"])
+        // Only what the restore needs (a key and its version), and the journal's list let go of: it
+        // would otherwise stay for the daemon's life, about 100 bytes a key.
+        let keys = journal.keysAtOpen.lazy.filter(\.isKept).map { (key: $0.key, version: $0.version) }
+        let kept = Array(keys)
+        journal.releaseKeysAtOpen()
+        guard !kept.isEmpty else { return }
+        progress.withLock { $0.waiting = kept.count }
+        logger.info("restoring layouts from the journal", metadata: ["layouts": "\(kept.count)", "journal": "\(journal.url)"])
         let next = Atomic<Int>(0)
         let remaining = Atomic<Int>(max(1, concurrency))
         let started = ContinuousClock.now
@@ -234,10 +238,10 @@ public final class DurableLayouts: Sendable {
             let thread = Thread { [self] in
                 while !stopping.load(ordering: .relaxed) {
                     let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                    guard index < keys.count else { break }
+                    guard index < kept.count else { break }
                     // Leave room: restoring past the bound would evict the layouts just restored.
                     guard store.usage.bytes < store.capacityBytes / 10 * 9 else { break }
-                    let state = keys[index]
+                    let state = kept[index]
                     let key = LayoutKey(state.key)
                     if !store.isResident(key) && store.version(forKey: key) == state.version {
                         var notYet: String?

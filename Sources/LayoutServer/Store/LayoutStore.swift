@@ -28,12 +28,17 @@ public enum StoreCause: Sendable {
 /// counting across replace, drop and eviction, so subscribers never see a version go backwards.
 /// Every change is reported to `onChange` while the store's lock is held, so changes reach the
 /// publisher in version order.
+///
+/// What counts against the bound is everything a key costs (docs/OPERATIONS.md, What a key costs): its
+/// layout as the heap holds it (`PreparedLayout.byteCount`), the store's own tables, and what others
+/// keep per key (`perKeyBytes`: the journal's index). A key whose layout was evicted or dropped still
+/// has its version kept, and its share of the tables.
 public final class LayoutStore: Sendable {
     public struct Entry: Sendable {
         public var layout: PreparedLayout
         public var version: Int
+        /// What the key costs: its layout and its share of the store's tables and of `perKeyBytes`.
         public var bytes: Int
-        fileprivate var lastUse: UInt64
     }
 
     /// A summary of one kept layout (the `list` op).
@@ -44,17 +49,6 @@ public final class LayoutStore: Sendable {
         public var bytes: Int
         /// The epoch the layout was last changed under (a cluster worker's; 0 elsewhere).
         public var epoch: UInt64 = 0
-    }
-
-    private struct State: ~Copyable {
-        var entries: [LayoutKey: Entry] = [:]
-        /// The last version of every key seen, kept after drop/evict so versions never restart.
-        var lastVersions: [LayoutKey: Int] = [:]
-        /// A cluster worker's: the broker epoch each key was last changed under (see `stamp`).
-        var epochs: [LayoutKey: UInt64] = [:]
-        var totalBytes = 0
-        var clock: UInt64 = 0
-        var evictions = 0
     }
 
     /// What stands behind the layouts in memory.
@@ -69,23 +63,26 @@ public final class LayoutStore: Sendable {
     /// The memory bound, in bytes.
     public let capacityBytes: Int
     public let backing: Backing
-    private let state = Mutex(State())
+    private let state = Mutex(StoreState())
     private let onChange: @Sendable (StoreChange) -> Void
+    /// Bytes kept elsewhere for every key the store knows (the journal's index entry).
+    private let perKeyBytes: Int
 
-    public init(capacityBytes: Int, backing: Backing = .memoryOnly, onChange: @escaping @Sendable (StoreChange) -> Void) {
+    /// - Parameter perKeyBytes: what other parts of the daemon keep for each key the store knows (the
+    ///   journal's index entry), counted against the bound with the store's own.
+    public init(capacityBytes: Int, backing: Backing = .memoryOnly, perKeyBytes: Int = 0, onChange: @escaping @Sendable (StoreChange) -> Void) {
         self.capacityBytes = capacityBytes
         self.backing = backing
+        self.perKeyBytes = perKeyBytes
         self.onChange = onChange
     }
 
     /// The entry under `key`, marked as just used.
     public func entry(forKey key: LayoutKey) -> Entry? {
         state.withLock { state in
-            // One lookup, and the entry updated in place: queries come by the hundred thousand.
-            guard let index = state.entries.index(forKey: key) else { return nil }
-            state.clock += 1
-            state.entries.values[index].lastUse = state.clock
-            return state.entries.values[index]
+            guard let slot = state.slot(of: key), let layout = state[slot].layout else { return nil }
+            state.touch(slot)
+            return Entry(layout: layout, version: state[slot].version, bytes: state.bytes(of: slot, perKey: perKeyBytes))
         }
     }
 
@@ -104,7 +101,7 @@ public final class LayoutStore: Sendable {
 
     /// The key's version: its kept layout's, or the last it had (dropped or evicted), 0 for a key never kept.
     public func version(forKey key: LayoutKey) -> Int {
-        state.withLock { $0.lastVersions[key] ?? 0 }
+        state.withLock { state in state.slot(of: key).map { state[$0].version } ?? 0 }
     }
 
     /// Keeps `layout` under `key` with the next version, publishing what `cause` implies, and evicts
@@ -117,20 +114,21 @@ public final class LayoutStore: Sendable {
         let bytes = layout.byteCount
         guard bytes <= capacityBytes else { return .tooLarge }
         return state.withLock { state in
-            if let requiredVersion, (state.lastVersions[key] ?? 0) != requiredVersion {
-                return .versionConflict(current: state.lastVersions[key] ?? 0)
+            let existing = state.slot(of: key)
+            let current = existing.map { state[$0].version } ?? 0
+            if let requiredVersion, current != requiredVersion {
+                return .versionConflict(current: current)
             }
-            if let expectedVersion, state.entries[key]?.version != expectedVersion { return .stale }
-            let previous = state.lastVersions[key]
-            let version = (previous ?? 0) + 1
-            state.lastVersions[key] = version
-            if let old = state.entries.removeValue(forKey: key) { state.totalBytes -= old.bytes }
-            state.clock += 1
-            state.entries[key] = Entry(layout: layout, version: version, bytes: bytes, lastUse: state.clock)
-            state.totalBytes += bytes
+            if let expectedVersion {
+                guard let existing, state[existing].layout != nil, current == expectedVersion else { return .stale }
+            }
+            let slot = existing ?? state.addSlot(for: key)
+            let version = current + 1
+            state[slot].version = version
+            state.keep(layout, bytes: bytes, in: slot)
             switch cause {
             case .prepare:
-                if previous != nil {
+                if current > 0 {
                     onChange(.invalidated(key: key, version: version, reason: .replaced, contentSize: layout.contentSize))
                 }
             case .bounds:
@@ -140,7 +138,7 @@ public final class LayoutStore: Sendable {
             case .batch(nil):
                 break
             }
-            evictOverflow(&state, keeping: key)
+            evictOverflow(&state, keeping: slot)
             return .stored(version: version)
         }
     }
@@ -149,11 +147,11 @@ public final class LayoutStore: Sendable {
     /// With `ifVersion`, only a layout kept at that version is dropped (`versionConflict` otherwise).
     public func drop(_ key: LayoutKey, ifVersion: Int? = nil) -> Result<Int, DropRefusal> {
         state.withLock { state in
-            guard let kept = state.entries[key] else { return .failure(.unknown) }
-            if let ifVersion, kept.version != ifVersion { return .failure(.versionConflict(current: kept.version)) }
-            guard let old = state.entries.removeValue(forKey: key) else { return .failure(.unknown) }
-            state.totalBytes -= old.bytes
-            return .success(invalidate(&state, key: key, reason: .dropped, contentSize: old.layout.contentSize))
+            guard let slot = state.slot(of: key), let layout = state[slot].layout else { return .failure(.unknown) }
+            let version = state[slot].version
+            if let ifVersion, version != ifVersion { return .failure(.versionConflict(current: version)) }
+            state.forgetLayout(in: slot)
+            return .success(invalidate(&state, slot: slot, reason: .dropped, contentSize: layout.contentSize))
         }
     }
 
@@ -170,15 +168,24 @@ public final class LayoutStore: Sendable {
     /// a layout rebuilt where its subscribers already saw every change, such as on a cluster worker
     /// taking over a key (the broker replays the key's recipe). Evicts as `store` does.
     public func restore(_ layout: PreparedLayout?, forKey key: LayoutKey, version: Int) -> Outcome {
-        if let layout, layout.byteCount > capacityBytes { return .tooLarge }
+        let bytes = layout?.byteCount ?? 0
+        if layout != nil, bytes > capacityBytes { return .tooLarge }
         return state.withLock { state in
-            if let old = state.entries.removeValue(forKey: key) { state.totalBytes -= old.bytes }
-            state.lastVersions[key] = layout == nil && version <= 0 ? nil : version
-            guard let layout else { return .stored(version: version) }
-            state.clock += 1
-            state.entries[key] = Entry(layout: layout, version: version, bytes: layout.byteCount, lastUse: state.clock)
-            state.totalBytes += layout.byteCount
-            evictOverflow(&state, keeping: key)
+            guard let layout else {
+                if let slot = state.slot(of: key) {
+                    state.forgetLayout(in: slot)
+                    state[slot].version = max(0, version)
+                    state.removeIfEmpty(slot)
+                } else if version > 0 {
+                    let slot = state.addSlot(for: key)
+                    state[slot].version = version
+                }
+                return .stored(version: version)
+            }
+            let slot = state.slot(of: key) ?? state.addSlot(for: key)
+            state[slot].version = version
+            state.keep(layout, bytes: bytes, in: slot)
+            evictOverflow(&state, keeping: slot)
             return .stored(version: version)
         }
     }
@@ -187,13 +194,12 @@ public final class LayoutStore: Sendable {
     /// key and its version is still `version`: a layout rebuilt from the journal in the background, which
     /// a change made meanwhile must win over. Evicts as `store` does; true when kept.
     public func restoreIfAbsent(_ layout: PreparedLayout, forKey key: LayoutKey, version: Int) -> Bool {
-        guard layout.byteCount <= capacityBytes else { return false }
+        let bytes = layout.byteCount
+        guard bytes <= capacityBytes else { return false }
         return state.withLock { state in
-            guard state.entries[key] == nil, state.lastVersions[key] == version else { return false }
-            state.clock += 1
-            state.entries[key] = Entry(layout: layout, version: version, bytes: layout.byteCount, lastUse: state.clock)
-            state.totalBytes += layout.byteCount
-            evictOverflow(&state, keeping: key)
+            guard let slot = state.slot(of: key), state[slot].layout == nil, state[slot].version == version else { return false }
+            state.keep(layout, bytes: bytes, in: slot)
+            evictOverflow(&state, keeping: slot)
             return true
         }
     }
@@ -202,14 +208,15 @@ public final class LayoutStore: Sendable {
     /// rebuilt (a corrupt journal record). Returns the version of that event.
     public func markLost(_ key: LayoutKey, contentSize: Size = .zero) -> Int {
         state.withLock { state in
-            if let old = state.entries.removeValue(forKey: key) { state.totalBytes -= old.bytes }
-            return invalidate(&state, key: key, reason: .lost, contentSize: contentSize)
+            let slot = state.slot(of: key) ?? state.addSlot(for: key)
+            state.forgetLayout(in: slot)
+            return invalidate(&state, slot: slot, reason: .lost, contentSize: contentSize)
         }
     }
 
     /// Whether a layout is in memory under `key` (without marking it used).
     public func isResident(_ key: LayoutKey) -> Bool {
-        state.withLock { $0.entries[key] != nil }
+        state.withLock { state in state.slot(of: key).map { state[$0].layout != nil } ?? false }
     }
 
     /// Forgets `key` and its version, publishing nothing: the key now lives elsewhere (a cluster worker
@@ -217,11 +224,10 @@ public final class LayoutStore: Sendable {
     @discardableResult
     public func release(_ key: LayoutKey) -> Bool {
         state.withLock { state in
-            state.lastVersions[key] = nil
-            state.epochs[key] = nil
-            guard let old = state.entries.removeValue(forKey: key) else { return false }
-            state.totalBytes -= old.bytes
-            return true
+            guard let slot = state.slot(of: key) else { return false }
+            let wasResident = state[slot].layout != nil
+            state.removeSlot(slot)
+            return wasResident
         }
     }
 
@@ -229,7 +235,8 @@ public final class LayoutStore: Sendable {
     /// reports with its version; never goes back.
     public func stamp(_ key: LayoutKey, epoch: UInt64) {
         state.withLock { state in
-            if epoch > state.epochs[key] ?? 0 { state.epochs[key] = epoch }
+            let slot = state.slot(of: key) ?? state.addSlot(for: key)
+            if epoch > state[slot].epoch { state[slot].epoch = epoch }
         }
     }
 
@@ -237,19 +244,20 @@ public final class LayoutStore: Sendable {
     /// cluster worker's direct endpoint asks it for every read it answers.
     public func summary(forKey key: LayoutKey) -> Summary? {
         state.withLock { state in
-            guard let entry = state.entries[key] else { return nil }
-            return Summary(key: key, version: entry.version, items: entry.layout.itemCount, bytes: entry.bytes, epoch: state.epochs[key] ?? 0)
+            guard let slot = state.slot(of: key) else { return nil }
+            return state.summary(of: slot, perKey: perKeyBytes)
         }
     }
 
     /// The kept layouts of `namespace` (nil: of every namespace), sorted by namespace, then key.
     public func summaries(in namespace: String? = nil) -> [Summary] {
         state.withLock { state in
-            let epochs = state.epochs
-            return state.entries.lazy.filter { namespace == nil || $0.key.namespace == namespace }.map { key, entry in
-                Summary(key: key, version: entry.version, items: entry.layout.itemCount, bytes: entry.bytes, epoch: epochs[key] ?? 0)
+            var summaries: [Summary] = []
+            summaries.reserveCapacity(state.resident)
+            for slot in state.slots.indices where namespace == nil || state.slots[slot].key.namespace == namespace {
+                if let summary = state.summary(of: Int32(slot), perKey: perKeyBytes) { summaries.append(summary) }
             }
-            .sorted { $0.key < $1.key }
+            return summaries.sorted { $0.key < $1.key }
         }
     }
 
@@ -258,30 +266,31 @@ public final class LayoutStore: Sendable {
         state.withLock { $0.evictions }
     }
 
-    /// Number of kept layouts and the bytes they hold.
+    /// Number of kept layouts and the bytes counted against the bound: layouts, the store's tables and
+    /// `perKeyBytes` for every key it knows.
     public var usage: (count: Int, bytes: Int) {
-        state.withLock { ($0.entries.count, $0.totalBytes) }
+        state.withLock { ($0.resident, $0.totalBytes(perKey: perKeyBytes)) }
     }
 
-    private func evictOverflow(_ state: inout State, keeping key: LayoutKey) {
-        while state.totalBytes > capacityBytes {
-            // A scan, not a sorted structure: evictions are rare next to lookups. Lazily, so the scan
-            // does not copy the store while its lock is held.
-            let victim = state.entries.lazy.filter { $0.key != key }.min { $0.value.lastUse < $1.value.lastUse }
-            guard let (victimKey, entry) = victim else { return }
-            state.entries[victimKey] = nil
-            state.totalBytes -= entry.bytes
+    /// Evicts least recently used layouts (never `kept`'s) while the store is over its bound.
+    private func evictOverflow(_ state: inout StoreState, keeping kept: Int32) {
+        while state.totalBytes(perKey: perKeyBytes) > capacityBytes {
+            var victim = state.oldest
+            if victim == kept { victim = state[kept].newer }
+            guard victim >= 0 else { return }
+            guard let layout = state[victim].layout else { return }
+            state.forgetLayout(in: victim)
             state.evictions += 1
             if backing == .memoryOnly {
-                _ = invalidate(&state, key: victimKey, reason: .evicted, contentSize: entry.layout.contentSize)
+                _ = invalidate(&state, slot: victim, reason: .evicted, contentSize: layout.contentSize)
             }
         }
     }
 
-    private func invalidate(_ state: inout State, key: LayoutKey, reason: InvalidationReason, contentSize: Size) -> Int {
-        let version = (state.lastVersions[key] ?? 0) + 1
-        state.lastVersions[key] = version
-        onChange(.invalidated(key: key, version: version, reason: reason, contentSize: contentSize, epoch: state.epochs[key] ?? 0))
+    private func invalidate(_ state: inout StoreState, slot: Int32, reason: InvalidationReason, contentSize: Size) -> Int {
+        let version = state[slot].version + 1
+        state[slot].version = version
+        onChange(.invalidated(key: state[slot].key, version: version, reason: reason, contentSize: contentSize, epoch: state[slot].epoch))
         return version
     }
 }
