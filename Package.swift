@@ -78,7 +78,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ]
+            ],
+            // The web console's HTML, CSS and ES modules, compiled in: served with no file to install.
+            resources: [.embedInCode("HTTP/Console/Assets")]
         ),
         .target(
             name: "LayoutCluster",

@@ -138,7 +138,9 @@ public struct LayoutDaemon: Service {
                 durable?.journal.unwritableReason.map { "the journal cannot write: \($0)" }
             }
             do {
-                running.attach(try OperationsServer(address: httpAddress, routes: OperationsRoutes(health: health, metrics: exposition, readiness: readiness)))
+                let console = try ConsoleSetup.forProcess(configuration: configuration, front: endpoints.0, stats: endpoints.2, events: endpoints.1, access: access)
+                let routes = OperationsRoutes(health: health, metrics: exposition, readiness: readiness, console: console)
+                running.attach(try OperationsServer(address: httpAddress, routes: routes, logger: logger))
             } catch {
                 running.stop()
                 throw ServerError("cannot bind http \(httpAddress): \(error)")

@@ -34,7 +34,7 @@ import Testing
     @Test func unknownPathsAndMethodsAreRefused() throws {
         let (daemon, address) = try daemonWithHTTP()
         defer { withExtendedLifetime(daemon) {} }
-        #expect(try HTTPProbe.request("GET", "/", at: address).status == 404)
+        #expect(try HTTPProbe.request("GET", "/nosuch", at: address).status == 404)
         #expect(try HTTPProbe.request("GET", "/metricsx", at: address).status == 404)
         let post = try HTTPProbe.request("POST", "/metrics", at: address)
         #expect(post.status == 405)

@@ -165,7 +165,15 @@ public struct ClusterBroker: Service {
         let readiness: @Sendable () -> String? = {
             journalInUse.withLock { $0?.unwritableReason }.map { "the broker's journal cannot write: \($0)" }
         }
-        try running.serveOperations(at: configuration.httpAddress, routes: OperationsRoutes(health: health, metrics: metrics, readiness: readiness))
+        // The console's gateway speaks to this broker's front like any client, so it sees the cluster.
+        let console: ConsoleSetup?
+        do {
+            console = try ConsoleSetup.forProcess(configuration: configuration, front: endpoints.0, stats: endpoints.1, events: proxy.eventsEndpoint, access: access)
+        } catch {
+            running.stop()
+            throw error
+        }
+        try running.serveOperations(at: configuration.httpAddress, routes: OperationsRoutes(health: health, metrics: metrics, readiness: readiness, console: console))
         return running
     }
 }

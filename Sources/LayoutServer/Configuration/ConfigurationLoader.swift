@@ -17,6 +17,8 @@ import Glibc
 /// - `store.maxBytes` / `LAYOUTD_STORE_MAX_BYTES`
 /// - `sendHighWaterMark` / `LAYOUTD_SEND_HIGH_WATER_MARK`, `shutdownGraceSeconds` / `LAYOUTD_SHUTDOWN_GRACE_SECONDS`
 /// - `log.level` / `LAYOUTD_LOG_LEVEL`
+/// - `console.enabled`, `console.allowChanges`, `console.token` / `LAYOUTD_CONSOLE_TOKEN`, `console.maxItems`,
+///   `console.maxBodyBytes`, `console.timeoutMillis`, `console.maxStreams` (see `readConsole`)
 /// - `security.serverSecretKeyFile` / `LAYOUTD_SECURITY_SERVER_SECRET_KEY_FILE`,
 ///   `security.clientKeysFile` / `LAYOUTD_SECURITY_CLIENT_KEYS_FILE` (see `readSecurity`)
 /// - `journal.url` / `LAYOUTD_JOURNAL_URL`, `journal.durability` / `LAYOUTD_JOURNAL_DURABILITY`,
@@ -81,6 +83,7 @@ public enum ConfigurationLoader {
         }
         c.logLevel = config.string(forKey: "log.level", default: c.logLevel)
         try readSecurity(config, into: &c)
+        try readConsole(config, into: &c)
         try readJournal(config, into: &c)
         return c
     }

@@ -14,6 +14,8 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var statsEndpoint = "tcp://127.0.0.1:5557"
     /// The operations HTTP listener, `host:port` (`http`): `/metrics`, `/healthz`, `/readyz`. Empty: none.
     public var httpAddress = "127.0.0.1:5558"
+    /// The web console on the HTTP listener (`console.*`).
+    public var console = ConsoleSettings()
     /// Jobs run at once (`workers`); 0 means one per CPU core.
     public var workers = 0
     /// Jobs admitted beyond the running ones before the daemon answers `busy` (`queue`).

@@ -8,6 +8,8 @@ public struct OperationsRoutes: Sendable {
         var body: [UInt8]
         /// For 405: the methods allowed.
         var allow: String?
+        /// Further headers (`WWW-Authenticate`).
+        var headers: [(String, String)] = []
     }
 
     /// The Prometheus text exposition's content type (format 0.0.4).
@@ -19,15 +21,22 @@ public struct OperationsRoutes: Sendable {
     /// A further condition of `/readyz` while `health` is serving: nil when it holds, else why not (the
     /// 503 body). A cluster worker is ready only while joined to a broker.
     let readiness: @Sendable () -> String?
+    /// The web console served beside the probes; nil for none.
+    let console: ConsoleSetup?
 
     /// - Parameters:
     ///   - health: the process's phase and I/O progress (`/healthz`, `/readyz`).
     ///   - metrics: the `/metrics` body, made on the listener's thread.
     ///   - readiness: checked by `/readyz` once `health` is serving; nil (the default) for none.
-    public init(health: DaemonHealth, metrics: @escaping @Sendable () -> [UInt8], readiness: @escaping @Sendable () -> String? = { nil }) {
+    ///   - console: the web console at `/`, `/console/` and `/api/`; nil (the default) for none.
+    public init(
+        health: DaemonHealth, metrics: @escaping @Sendable () -> [UInt8], readiness: @escaping @Sendable () -> String? = { nil },
+        console: ConsoleSetup? = nil
+    ) {
         self.health = health
         self.metrics = metrics
         self.readiness = readiness
+        self.console = console.flatMap { $0.settings.isEnabled ? $0 : nil }
     }
 
     /// The response to `method path`. `path` may carry a query string, which is ignored.

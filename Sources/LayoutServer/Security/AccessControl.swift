@@ -14,6 +14,8 @@ public final class AccessControl: Sendable {
     /// `security.clientKeysFile`, read again by `reload()`.
     public let clientKeysPath: String
     private let clients: Mutex<ClientKeyList>
+    /// The web console's own key (an admin, made at start and never written down): kept across reloads.
+    private let consoleEntry = Mutex<ClientKeyList.Entry?>(nil)
     private let stats: ServerStats
     private let logger: Logger
     /// When each kind of refusal (socket, reason, peer or key) was last logged as a warning.
@@ -47,9 +49,18 @@ public final class AccessControl: Sendable {
     /// taken off the list is refused on its next request). A file that is not valid changes nothing.
     @discardableResult
     public func reload() throws(KeyFileError) -> Summary {
-        let list = try KeyFiles.clientKeys(at: clientKeysPath)
+        var list = try KeyFiles.clientKeys(at: clientKeysPath)
+        if let entry = consoleEntry.withLock({ $0 }) { list.insert(entry) }
         clients.withLock { $0 = list }
         return summary
+    }
+
+    /// Admits `key` as an admin named `console` for the life of the process: the web console's gateway
+    /// (docs/OPERATIONS.md, The web console), whose secret key never leaves the process.
+    public func admitConsole(_ key: CurveKey) {
+        let entry = ClientKeyList.Entry(key: key, userID: key.z85, name: "console", isAdmin: true)
+        consoleEntry.withLock { $0 = entry }
+        clients.withLock { $0.insert(entry) }
     }
 
     // MARK: Questions of the ZAP thread

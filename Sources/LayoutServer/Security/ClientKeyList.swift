@@ -56,6 +56,16 @@ struct ClientKeyList: Sendable {
         }
     }
 
+    /// Adds `entry` (replacing a listed entry of the same key).
+    mutating func insert(_ entry: Entry) {
+        if let previous = entries[entry.userID] {
+            topicPrefixes[previous.namespace]?.removeAll { $0 == Array(previous.userID.utf8) }
+            if topicPrefixes[previous.namespace]?.isEmpty == true { topicPrefixes[previous.namespace] = nil }
+        }
+        entries[entry.userID] = entry
+        topicPrefixes[entry.namespace, default: []].append(Array(entry.userID.utf8))
+    }
+
     /// The entry of the key whose Z85 form is `userID`.
     func entry(userID: String) -> Entry? {
         entries[userID]

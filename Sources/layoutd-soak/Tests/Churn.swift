@@ -161,6 +161,21 @@ struct Churn {
                 rawConnections += 1
             }
         }
+        // The console's HTTP gateway: random bodies to /api/request each get an answer (a protocol error
+        // for garbage, never a change: it is read-only), and bytes that are not HTTP cost a connection only.
+        let httpPort = UInt16(daemon.http.split(separator: ":").last ?? "") ?? 0
+        var gatewayAnswers = 0
+        let gatewayRequests = max(1, plan.statsGarbageMessages / 40)
+        for n in 0..<gatewayRequests {
+            let body = String((0..<Int.random(in: 0...2048, using: &rng)).map { _ in Character(Unicode.Scalar(UInt8.random(in: 32...126, using: &rng))) })
+            let request = n % 2 == 0
+                ? "POST /api/request HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                : body
+            let raw = (try? HTTPProbe.exchange(host: "127.0.0.1", port: httpPort, timeoutSeconds: 15, request: request)) ?? []
+            if String(decoding: raw.prefix(9), as: UTF8.self) == "HTTP/1.1 " { gatewayAnswers += 1 }
+        }
+        report.add("gatewayAnswers", gatewayAnswers)
+        report.expect(gatewayAnswers >= (gatewayRequests + 1) / 2, "the console's gateway left a request with a body unanswered")
         let stats = try StatsProbe.request("stats", endpoint: daemon.stats, context: context)
         let metrics = try StatsProbe.request("metrics", endpoint: daemon.stats, context: context)
         let health = try HTTPProbe.request("GET", "/healthz", at: daemon.http)
