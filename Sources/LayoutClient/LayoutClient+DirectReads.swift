@@ -70,11 +70,16 @@ extension LayoutClient {
         return router.table?.entries[key]
     }
 
-    /// `route` at the front; nil when it gave no table (remembering a single daemon's `unknown_op`).
+    /// `route` at the front; nil when it gave no table. A single daemon says so (`role` "daemon", or
+    /// `unknown_op` from one older than that member), and is never asked again.
     private func fetchRoutes(layout: String?) throws(ClientError) -> RouteTable? {
         let reply = try call("route", fields: layout.map { ["layout": $0] } ?? [:])
         guard reply.ok else {
             if reply.error?.code == .unknownOp { router.frontHasNoRoutes = true }
+            return nil
+        }
+        if reply.result.string("role") == "daemon" {
+            router.frontHasNoRoutes = true
             return nil
         }
         return RouteTable(result: reply.result)

@@ -24,7 +24,7 @@ extension BrokerCore {
         var writer = JSONWriter(capacity: 512)
         writer.write(raw: "{\"v\":1,\"id\":")
         writer.write(request.route.id)
-        writer.write(raw: ",\"ok\":true,\"result\":{\"version\":")
+        writer.write(raw: ",\"ok\":true,\"result\":{\"role\":\"broker\",\"version\":")
         writer.write(routeVersion)
         writer.write(raw: ",\"epoch\":")
         writer.write(Int64(clamping: epoch))
