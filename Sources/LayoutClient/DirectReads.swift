@@ -63,14 +63,10 @@ struct DirectRouter {
     /// alone before their next read.
     var keysToLookUp: Set<String> = []
     /// The newest version this client has seen of each key, in a change's reply or a read's: the
-    /// `minVersion` of its next direct read, so its reads never go back.
-    var seenVersions: [String: Int] = [:]
+    /// `minVersion` of its next read, direct or through the front, so its reads never go back.
+    var seenVersions = SeenVersions()
     /// The front is a single daemon (it answered `route` with `unknown_op`): no more tries.
     var frontHasNoRoutes = false
     /// A DEALER per direct endpoint, made on first use.
     var connections: [String: DealerConnection] = [:]
-
-    mutating func note(version: Int, of key: String) {
-        seenVersions[key] = max(seenVersions[key] ?? 0, version)
-    }
 }

@@ -9,7 +9,7 @@ extension LayoutClient {
         guard let entry = try routeEntry(for: key), let endpoint = entry.endpoint else { return nil }
         var fields = fields
         fields["epoch"] = entry.epoch
-        if let seen = router.seenVersions[key] { fields["minVersion"] = seen }
+        if let seen = router.seenVersions[key] { fields["minVersion"] = max(seen, fields["minVersion"] as? Int ?? 0) }
         let request = try makeRequest("query", fields: fields)
         let connection = try directConnection(to: endpoint)
         guard let body = try attempt(request.body, id: request.id, on: connection) else {
@@ -37,9 +37,11 @@ extension LayoutClient {
     func noteVersion(of reply: Reply, key: String, op: String = "query") {
         // Only these replies' `version` is the key's: a `route` reply's is the table's, which, taken as the
         // key's, made the next direct read ask for a version the key may never reach (`behind` each time).
-        guard directReads != .off, reply.ok, Self.opsNamingTheKeysVersion.contains(op) else { return }
-        if let version = reply.result.int("version") { router.note(version: version, of: key) }
-        if op == "prepare" || op == "drop" { router.keysToLookUp.insert(key) }
+        guard reply.ok, Self.opsNamingTheKeysVersion.contains(op) else { return }
+        if let version = reply.result.int("version") {
+            if op == "query" { router.seenVersions.noteRead(version, of: key) } else { router.seenVersions.noteChange(version, of: key) }
+        }
+        if directReads != .off, op == "prepare" || op == "drop" { router.keysToLookUp.insert(key) }
     }
 
     private static let opsNamingTheKeysVersion: Set<String> = ["query", "prepare", "bounds", "update", "diff", "drop"]

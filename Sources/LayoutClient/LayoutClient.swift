@@ -185,7 +185,10 @@ public final class LayoutClient {
     /// fields of PROTOCOL.md; use it directly for fields or ops they do not cover.
     public func call(_ op: String, fields: [String: Any] = [:]) throws(ClientError) -> Reply {
         let key = fields["layout"] as? String
-        if op == "query", let key, let reply = try queryDirectly(key: key, fields: fields) { return reply }
+        if op == "query", let key, fields["namespace"] == nil {
+            if let reply = try queryDirectly(key: key, fields: fields) { return reply }
+            return try queryThroughFront(key: key, fields: fields)
+        }
         let request = try makeRequest(op, fields: fields)
         let reply = try Reply(body: self.request(request.body, id: request.id))
         if let key { noteVersion(of: reply, key: key, op: op) }

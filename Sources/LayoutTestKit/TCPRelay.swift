@@ -16,6 +16,8 @@ public final class TCPRelay: Sendable {
     private let targetPort: Int
     private let connections = Mutex<[Pair]>([])
     private let stopped = Atomic<Bool>(false)
+    /// While set, bytes are read and dropped: connections stay open and nothing passes (a blackhole).
+    private let dropping = Atomic<Bool>(false)
 
     /// One relayed connection: the accepted socket and the one to the target.
     private final class Pair: Sendable {
@@ -92,6 +94,17 @@ public final class TCPRelay: Sendable {
         for pair in pairs { pair.end() }
     }
 
+    /// Stops every byte from passing, on the connections relayed now and on new ones, which are still
+    /// accepted: a link that blackholes (no reset, no answer) until `heal()`.
+    public func blackhole() {
+        dropping.store(true, ordering: .releasing)
+    }
+
+    /// Lets bytes pass again.
+    public func heal() {
+        dropping.store(false, ordering: .releasing)
+    }
+
     /// How many connections are relayed now.
     public var connectionCount: Int { connections.withLock { $0.count } }
 
@@ -124,7 +137,7 @@ public final class TCPRelay: Sendable {
             connections.withLock { $0.append(pair) }
             for (from, to) in [(client, server), (server, client)] {
                 let pump = Thread { [self] in
-                    Self.pump(from: from, to: to)
+                    Self.pump(from: from, to: to, dropping: dropping)
                     connections.withLock { $0.removeAll { $0 === pair } }
                     pair.pumpFinished()
                 }
@@ -134,11 +147,12 @@ public final class TCPRelay: Sendable {
         }
     }
 
-    private static func pump(from source: Int32, to destination: Int32) {
+    private static func pump(from source: Int32, to destination: Int32, dropping: borrowing Atomic<Bool>) {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
             guard count > 0 else { return }
+            if dropping.load(ordering: .acquiring) { continue }
             var sent = 0
             while sent < count {
                 let written = buffer.withUnsafeBytes { bytes -> Int in

@@ -27,15 +27,22 @@ extension BrokerCore {
 
     /// `entry` reported by `worker` is the key's former copy, and the key has not changed since its
     /// rebuild (nor is anything on its way to its owner): the key goes back to it. The copy keeps its own
-    /// stamp; the rebuilt copy, of a later epoch but the same state, is released by the caller.
-    func takeBackFormerCopy(_ record: KeyRecord, reported entry: ReadyInfo.KeyVersion, by worker: WorkerRecord) -> Bool {
+    /// stamp; the rebuilt copy, of a later epoch but the same state, is released by the caller when the
+    /// answer is `.now`; with `.afterFence` its owner may answer direct reads, and was sent FENCE first
+    /// (`BrokerCore+HandOvers`): the key goes back, and that copy is released, once it answered.
+    func takeBackFormerCopy(_ record: KeyRecord, reported entry: ReadyInfo.KeyVersion, by worker: WorkerRecord) -> TakeBack? {
         guard let former = record.formerCopy, former.worker == worker.name, let rebuilt = former.rebuilt,
               (entry.epoch, entry.version) == (former.epoch, former.version), (record.epoch, record.version) == rebuilt,
-              record.isSettled, record.kept, record.inFlight - (record.snapshotInFlight ? 1 : 0) == 0, record.held.isEmpty else { return false }
+              record.isSettled, record.kept, record.inFlight - (record.snapshotInFlight ? 1 : 0) == 0, record.held.isEmpty else { return nil }
         record.formerCopy = nil
-        setOwner(record, worker)
-        assignEpoch(record, entry.epoch)
-        counters.formerCopiesTakenBack += 1
-        return true
+        return handOver(record, HandOver(worker: worker, epoch: entry.epoch, version: entry.version, supersedes: false)) ? .now : .afterFence
+    }
+
+    /// How a key was given back to its former copy.
+    enum TakeBack {
+        /// Done: the caller releases the copy its owner held.
+        case now
+        /// Its owner was sent FENCE first; the hand-over finishes once it answered.
+        case afterFence
     }
 }

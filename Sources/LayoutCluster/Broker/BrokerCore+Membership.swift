@@ -74,8 +74,8 @@ extension BrokerCore {
             }
             if let owner = record.owner, owner.isConnected {
                 guard owner !== worker else { continue }
-                if takeBackFormerCopy(record, reported: entry, by: worker) {
-                    superseded[ObjectIdentifier(owner), default: (owner, [])].keys.append(entry.key)
+                if let takenBack = takeBackFormerCopy(record, reported: entry, by: worker) {
+                    if takenBack == .now { superseded[ObjectIdentifier(owner), default: (owner, [])].keys.append(entry.key) }
                     continue
                 }
                 if case .restoring(_, nil) = record.phase, (entry.epoch, entry.version) == (record.epoch, record.version) {
@@ -98,14 +98,11 @@ extension BrokerCore {
                 // A newer copy than the one adopted first: after a broker restart, the worker that
                 // rejoined first may hold a key from before it was cut off, while this one holds the
                 // rebuild that took the acknowledged changes since (issue 14). Arrival order must not
-                // decide: the newer copy wins, the older is released.
-                superseded[ObjectIdentifier(owner), default: (owner, [])].keys.append(entry.key)
-                recipes.unprotect(entry.key, version: entry.version)
-                record.version = entry.version
-                assignEpoch(record, entry.epoch)
-                record.kept = true
-                setOwner(record, worker)
-                counters.supersededCopies += 1
+                // decide: the newer copy wins, the older is released (once its worker stopped answering
+                // direct reads of it: `BrokerCore+HandOvers`).
+                if handOver(record, HandOver(worker: worker, epoch: entry.epoch, version: entry.version, supersedes: true)) {
+                    superseded[ObjectIdentifier(owner), default: (owner, [])].keys.append(entry.key)
+                }
                 continue
             }
             guard record.isSettled, (entry.epoch, entry.version) >= (record.epoch, record.version) else {
@@ -260,11 +257,15 @@ extension BrokerCore {
         for key in worker.ownedKeys.sorted() {
             guard let record = keys[key] else { continue }
             rememberFormerCopy(of: record, at: worker)
-            if case .restoring(_, let previous) = record.phase, let previous, previous.isConnected {
+            if ownerGone(during: record, of: worker, deadline: deadline) {
+                // Handed over to a copy elsewhere, now or once the lease is over.
+            } else if case .restoring(_, let previous) = record.phase, let previous, previous.isConnected {
                 fallBack(record, to: previous)
-            } else if let deadline, record.kept, record.isSettled || movesOffLeasedCopy(record, of: worker) {
+            } else if let deadline, record.kept, record.isSettled || movesOffLeasedCopy(record, of: worker) || rebuildsAtFormerDirectOwner(record, worker) {
                 // A move off a worker that may still answer direct reads (its FENCE perhaps unanswered)
                 // is called off: the key waits for that worker, or for its lease to run out, like the others.
+                // So does a key moving back to a worker that served it directly at the epoch its rebuild
+                // stamps: a client's table from then names it, and it may answer once the rebuild lands.
                 if !record.isSettled { settle(record) }
                 setOwner(record, nil)
                 awaitReturn(record, of: worker.name, until: deadline)

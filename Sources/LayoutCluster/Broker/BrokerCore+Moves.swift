@@ -35,6 +35,7 @@ extension BrokerCore {
     /// Every request on a moving key at its old owner is answered: its recipe is complete.
     func drained(_ record: KeyRecord) {
         guard case .draining(let target) = record.phase else { return }
+        if finishHandOver(record) { return }
         guard target.isAlive else {
             cancelMove(record)
             return

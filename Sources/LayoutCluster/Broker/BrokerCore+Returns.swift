@@ -21,7 +21,7 @@ extension BrokerCore {
         guard let waiting = awaitingReturn[name] else { return }
         var targets: [ObjectIdentifier: WorkerRecord] = [:]
         for key in waiting.keys {
-            guard let record = keys[key], case .awaitingReturn = record.phase, record.standby == nil,
+            guard let record = keys[key], case .awaitingReturn = record.phase, record.standby == nil, record.handOver == nil,
                   recipes.recipe(for: key) != nil, let target = rendezvousWinner(record.hash) else { continue }
             record.standby = Standby(worker: target)
             enqueueRestore(key, at: target, urgent: !record.held.isEmpty)
@@ -103,6 +103,8 @@ extension BrokerCore {
     /// then resolves as not applied). False otherwise: that copy is released, and the key waits on (for
     /// the worker it waits for, until the end of its READY, which places every key it did not take back).
     func takeBack(_ record: KeyRecord, reported entry: ReadyInfo.KeyVersion, by worker: WorkerRecord) -> Bool {
+        // A copy elsewhere was taking the key over from this one (`BrokerCore+HandOvers`): it still does.
+        guard record.handOver == nil else { return false }
         if let standby = record.standby, standby.token != nil {
             guard entry.version == standby.before.version, entry.epoch >= standby.before.epoch else { return false }
         } else {
@@ -151,6 +153,7 @@ extension BrokerCore {
         guard let waiting = awaitingReturn.removeValue(forKey: name) else { return }
         for key in waiting.keys {
             guard let record = keys[key], case .awaitingReturn(let from, _) = record.phase, from == name else { continue }
+            if finishHandOverAfterWait(record) { continue }
             counters.keysRebuiltAfterDrops += 1
             if promoteStandby(of: record) { continue }
             settle(record)

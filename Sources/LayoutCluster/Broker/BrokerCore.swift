@@ -25,6 +25,8 @@ final class BrokerCore {
         /// How long a worker whose connection dropped has to register again with its copies before its
         /// keys are rebuilt elsewhere (`cluster.dropGraceMillis`); 0: at once.
         var dropGraceNanos: Nanos = 0
+        /// Until when the broker may act (its PostgreSQL lease); past it, requests are not sent on.
+        var servingWindow = ServingWindow.unbounded
     }
 
     let settings: Settings
@@ -125,6 +127,12 @@ final class BrokerCore {
         clientsInFlight += 1
         nextRequestSequence += 1
         let request = ClientRequest(envelope: envelope, body: body, route: route, caller: caller, arrived: now, sequence: nextRequestSequence)
+        // A broker whose lease may be another's changes nothing and reads nothing (its answer is not
+        // sent either: `BrokerLoop` says nothing past the window).
+        guard settings.servingWindow.isOpen else {
+            answer(request, WireError(.unavailable, "this broker's lease ran out; try the next front endpoint"))
+            return
+        }
         // `route` waits with the keys: until the workers have registered again, the table is not yet
         // the one whose copies the broker will keep.
         if rejoinUntil != nil, request.key != nil || route.operation == .list || routeAsk(in: request) != nil {
@@ -260,6 +268,7 @@ final class BrokerCore {
         record.epoch = epoch
         routeVersion += 1
         noteRouteChange(of: record.key)
+        noteServedDirectly(record)
         guard record.kept else { return }
         journalWrites += 1
         output.journalEpoch(of: record.key, epoch: epoch)
@@ -273,6 +282,7 @@ final class BrokerCore {
         record.owner?.ownedKeys.remove(record.key)
         record.owner = worker
         worker?.ownedKeys.insert(record.key)
+        noteServedDirectly(record)
     }
 
     // MARK: Answers the broker writes

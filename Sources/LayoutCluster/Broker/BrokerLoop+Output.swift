@@ -45,6 +45,8 @@ extension BrokerLoop: BrokerOutput {
     }
 
     func reply(to envelope: Envelope, body: HeldBody, trailing: [HeldBody]) {
+        // Past its lease's window, a broker says nothing: another may be acknowledging newer changes.
+        guard servingWindow.isOpen else { return }
         front.send(envelope: envelope) { socket throws(ZeroMQError) in
             guard try socket.send(body.frame(), flags: trailing.isEmpty ? .dontWait : [.dontWait, .sendMore]) else { return }
             for (index, frame) in trailing.enumerated() {
@@ -54,13 +56,15 @@ extension BrokerLoop: BrokerOutput {
     }
 
     func reply(to envelope: Envelope, bytes: [UInt8]) {
+        guard servingWindow.isOpen else { return }
         front.send(envelope: envelope, bytes: bytes)
     }
 
     func send(_ order: WorkerOrder, to routingID: [UInt8]) -> Bool {
         sentOnBack = true
         do {
-            let grant = order.isHeartbeat ? core?.leaseGrant(forWorkerAt: routingID) : nil
+            // No read lease granted past the broker's own window.
+            let grant = order.isHeartbeat && servingWindow.isOpen ? core?.leaseGrant(forWorkerAt: routingID) : nil
             return try order.send(to: routingID, on: back, epoch: core?.epoch ?? 0, grant: grant)
         } catch {
             if error.code != .hostUnreachable {

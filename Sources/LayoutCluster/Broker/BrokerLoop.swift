@@ -30,6 +30,8 @@ final class BrokerLoop {
     let logger: Logger
     private let heartbeatNanos: Nanos
     private let graceNanos: Nanos
+    /// Until when this broker may answer, grant read leases and acknowledge (its PostgreSQL lease).
+    let servingWindow: ServingWindow
     var core: BrokerCore?
     private var signals: [BrokerSignal] = []
     /// Whether a send may have consumed the back socket's edge-triggered readiness signal (see `IOLoop`).
@@ -49,8 +51,10 @@ final class BrokerLoop {
 
     init(
         context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, proxy: EventProxy, mailbox: Mailbox<BrokerSignal>,
-        health: DaemonHealth, stats: ServerStats, access: AccessControl?, journaled: JournaledRecipes? = nil, boundFront: FrontSocket? = nil, logger: Logger
+        health: DaemonHealth, stats: ServerStats, access: AccessControl?, journaled: JournaledRecipes? = nil, boundFront: FrontSocket? = nil,
+        servingWindow: ServingWindow = .unbounded, logger: Logger
     ) throws {
+        self.servingWindow = servingWindow
         journal = journaled?.journal
         front = try boundFront ?? Self.makeFront(context: context, configuration: configuration, access: access, stats: stats, logger: logger)
         statsSocket = try StatsResponder(context: context, endpoint: configuration.statsEndpoint, sendHighWaterMark: configuration.sendHighWaterMark, access: access)
@@ -92,7 +96,8 @@ final class BrokerLoop {
                 restoresPerWorker: cluster.restoresPerWorker, secured: access != nil,
                 compaction: CompactionPolicy(afterBytes: cluster.compactAfterBytes, afterChanges: cluster.compactAfterChanges),
                 epochFollowsClock: journaled?.leased != true,
-                dropGraceNanos: Nanos(cluster.dropGraceMilliseconds) * 1_000_000
+                dropGraceNanos: Nanos(cluster.dropGraceMilliseconds) * 1_000_000,
+                servingWindow: servingWindow
             ),
             output: self, stats: stats, epoch: journaled?.epoch, logger: logger
         )
@@ -187,6 +192,8 @@ final class BrokerLoop {
                 if let until = core.rejoinUntil { nextTick = Swift.min(nextTick, until) } else { health.advance(to: .serving) }
             }
             if let since = drainingSince {
+                // Past its window the broker answers nothing: nothing left to drain.
+                if !servingWindow.isOpen { break }
                 if core.clientsInFlight <= 0 && journaled.isEmpty { break }
                 if time > since, time - since > graceNanos {
                     logger.warning("shutdown grace period over with requests unanswered")

@@ -42,6 +42,19 @@ public struct ClusterBroker: Service {
         logger.info("layoutd broker stopped")
     }
 
+    /// The settings a broker serves with. One that took the lease from another waits, before it
+    /// rebuilds, moves or changes any key, for the longest read lease the other could have granted to
+    /// run out: it granted none after its serving window ended, which was before the lease lapsed, and
+    /// a read lease ends within heartbeat × (liveness − 1) of its grant on the worker's clock; a
+    /// heartbeat of margin covers the clocks' rates, as the broker's wait for a silent worker does.
+    /// `cluster.rejoinMillis` is that wait, so it is raised to this when set lower.
+    static func takingOver(_ cluster: ClusterConfiguration, leased: Bool) -> ClusterConfiguration {
+        guard leased else { return cluster }
+        var raised = cluster
+        raised.rejoinMilliseconds = max(cluster.resolvedRejoinMilliseconds, cluster.heartbeatMilliseconds * cluster.liveness)
+        return raised
+    }
+
     /// Binds every socket and starts serving on threads of its own; returns once they are bound.
     public func start() throws -> RunningNode {
         let context = try Context()
@@ -105,19 +118,21 @@ public struct ClusterBroker: Service {
                 if let lease {
                     let standby = try StandbyFront(context: context, configuration: configuration, access: access, lease: lease, mailbox: mailbox, health: health, stats: stats, logger: logger)
                     announce(.success((standby.endpoint, configuration.statsEndpoint, cluster.backEndpoint)))
-                    guard let epoch = standby.serveUntilLeased() else {
+                    guard let (epoch, sentAt) = standby.serveUntilLeased() else {
                         standby.front.close()
                         throw ServerError("stopped while a standby")
                     }
                     logger.notice("took the broker lease: active", metadata: ["epoch": "\(epoch)"])
                     boundFront = standby.front
+                    // Renewed from now on, while the recipes load too (they may take longer than the lease).
+                    keeper = LeaseKeeper(lease: lease, epoch: epoch, sentAt: sentAt, logger: logger) { mailbox.post(.shutdown) }
                     journaledNow = try JournaledRecipes.open(configuration: configuration, leaseEpoch: epoch, logger: logger)
                     journalInUse.withLock { $0 = journaledNow?.journal }
-                    keeper = LeaseKeeper(lease: lease, epoch: epoch, logger: logger) { mailbox.post(.shutdown) }
                 }
                 let loop = try BrokerLoop(
-                    context: context, configuration: configuration, cluster: cluster, proxy: proxy, mailbox: mailbox,
-                    health: health, stats: stats, access: access, journaled: journaledNow, boundFront: boundFront, logger: logger
+                    context: context, configuration: configuration, cluster: Self.takingOver(cluster, leased: lease != nil), proxy: proxy, mailbox: mailbox,
+                    health: health, stats: stats, access: access, journaled: journaledNow, boundFront: boundFront,
+                    servingWindow: keeper?.window ?? .unbounded, logger: logger
                 )
                 // Serving (for /readyz) once the loop has waited for workers to register again.
                 announce(.success((loop.frontEndpoint, loop.statsEndpoint, loop.backEndpoint)))

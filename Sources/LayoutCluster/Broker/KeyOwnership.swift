@@ -71,6 +71,11 @@ final class KeyRecord {
     /// before the rebuild raised it), the key's epoch again if the key falls back to it. The epoch of a
     /// settled key is always its owner's copy's stamp: an eviction is believed by it (seed 200980).
     var fallbackEpoch: UInt64 = 0
+    /// While a copy elsewhere waits to take the key as it is (`BrokerCore+HandOvers`): the key drains
+    /// toward that copy's worker, and is handed over once its owner answered FENCE.
+    var handOver: HandOver?
+    /// The workers with a direct endpoint it was settled at, and at which epochs (`BrokerCore+HandOvers`).
+    var servedDirectly = DirectOwners()
     /// Changed only by the transitions below (`BrokerCore`'s extension in this file).
     fileprivate(set) var phase = Phase.settled
 
@@ -134,8 +139,10 @@ struct OwnershipCounters {
 extension BrokerCore {
     /// → settled: served by its owner, which may be none (a key no worker keeps, placed at its next request).
     func settle(_ record: KeyRecord) {
+        abandonHandOver(record)
         enter(record, .settled)
         ownership.settled += 1
+        noteServedDirectly(record)
     }
 
     /// settled → draining: a move toward `target` waits for the requests at the current owner.

@@ -34,9 +34,10 @@ final class StandbyFront {
         self.logger = logger
     }
 
-    /// Answers as a standby until the lease is ours (its epoch; then `front` is the active broker's) or a
+    /// Answers as a standby until the lease is ours (its epoch, and when the statement that took it was
+    /// sent, on `LeaseClock`, which the lease counts from; then `front` is the active broker's) or a
     /// shutdown is asked for (nil).
-    func serveUntilLeased() -> UInt64? {
+    func serveUntilLeased() -> (epoch: UInt64, sentAt: UInt64)? {
         // Tried at a fifth of the lease, so a lapsed lease is taken within about its length plus this.
         let tryEvery = Duration.milliseconds(max(20, lease.ttlMillis / 5))
         var nextTry = ContinuousClock.now
@@ -58,7 +59,8 @@ final class StandbyFront {
             signals.removeAll(keepingCapacity: true)
             if ContinuousClock.now >= nextTry {
                 do {
-                    if let epoch = try lease.acquire() { return epoch }
+                    let sentAt = LeaseClock.now()
+                    if let epoch = try lease.acquire() { return (epoch, sentAt) }
                 } catch {
                     logger.warning("standby: cannot reach the lease", metadata: ["error": "\(error.message)"])
                 }
@@ -86,53 +88,5 @@ final class StandbyFront {
             let error = WireError(.unavailable, "this broker is a standby; the active broker is \(holder ?? "being chosen"): try the next front endpoint")
             front.send(envelope: arrived.envelope, bytes: FrontReplies.failure(for: arrived.body, error: error))
         }
-    }
-}
-
-/// Renews the active broker's lease on a thread of its own; when it cannot (another broker took it, or
-/// the database did not answer for the lease's length), the broker stops: a broker without its lease
-/// must not acknowledge anything (its journal writes are refused anyway: they are fenced by the epoch).
-final class LeaseKeeper: Sendable {
-    private let stopped = Atomic<Bool>(false)
-    /// Used by the keeper's thread and by `stop`, one at a time.
-    private let lease: Mutex<BrokerLease>
-    private let epoch: UInt64
-
-    init(lease: BrokerLease, epoch: UInt64, logger: Logger, onLost: @escaping @Sendable () -> Void) {
-        let ttlMillis = lease.ttlMillis
-        self.lease = Mutex(lease)
-        self.epoch = epoch
-        let thread = Thread { [self] in
-            var lastRenewed = ContinuousClock.now
-            while !stopped.load(ordering: .relaxed) {
-                Thread.sleep(forTimeInterval: Double(ttlMillis) / 3 / 1000)
-                if stopped.load(ordering: .relaxed) { return }
-                let renewed = self.lease.withLock { box -> Result<Bool, JournalError> in
-                    do throws(JournalError) { return .success(try box.renew(epoch: epoch)) } catch { return .failure(error) }
-                }
-                switch renewed {
-                case .success(true):
-                    lastRenewed = .now
-                case .success(false):
-                    logger.error("the broker lease was taken by another broker; stopping", metadata: ["epoch": "\(epoch)"])
-                    onLost()
-                    return
-                case .failure(let error):
-                    if ContinuousClock.now - lastRenewed > .milliseconds(ttlMillis) {
-                        logger.error("the broker lease could not be renewed in time; stopping", metadata: ["error": "\(error.message)"])
-                        onLost()
-                        return
-                    }
-                }
-            }
-        }
-        thread.name = "layoutd-lease"
-        thread.start()
-    }
-
-    /// Stops renewing and lets the lease go, so a standby takes over at once.
-    func stop() {
-        guard !stopped.exchange(true, ordering: .relaxed) else { return }
-        lease.withLock { $0.release(epoch: epoch) }
     }
 }

@@ -66,7 +66,10 @@ public struct ClusterConfiguration: Sendable, Hashable {
     /// `cluster.rejoinMillis`: after it starts, how long the broker waits for workers that may still hold
     /// layouts to register again before it serves requests on keys (held meanwhile, and `/readyz` 503).
     /// nil: heartbeat × liveness + reconnectMillis, the time a worker of the previous broker takes to
-    /// notice it is gone and to join again. 0: no wait (a fresh cluster, tests).
+    /// notice it is gone and to join again. Never below the read lease (`readLeaseMilliseconds`): a
+    /// worker of the previous broker may answer direct reads that long, so no key may change before.
+    /// 0: no wait at all, for a cluster started fresh (tests), whose workers never served another broker;
+    /// a broker that takes a PostgreSQL lease waits out the read lease all the same.
     public var rejoinMilliseconds: Int?
     /// `cluster.dropGraceMillis`: how long the broker keeps the keys of a worker whose connection dropped
     /// for that worker to register again with them (a TCP reset healed: it reconnects at once) before it
@@ -75,6 +78,12 @@ public struct ClusterConfiguration: Sendable, Hashable {
     /// long as a large layout's rebuild (50 ms for 10^6 items); a worker reconnects within a few ms on a
     /// LAN. 0: rebuilt at once, with no wait.
     public var dropGraceMilliseconds = 50
+    /// The longest read lease a broker grants a worker with a direct endpoint: heartbeat × (liveness − 1),
+    /// a heartbeat shorter than the broker's wait before it judges a silent worker dead (none with a
+    /// liveness of 1).
+    public var readLeaseMilliseconds: Int {
+        liveness > 1 ? heartbeatMilliseconds * (liveness - 1) : 0
+    }
     /// The wait in effect: `rejoinMilliseconds`, or its default.
     public var resolvedRejoinMilliseconds: Int {
         rejoinMilliseconds ?? heartbeatMilliseconds * liveness + reconnectMilliseconds
@@ -181,6 +190,9 @@ public struct ClusterConfiguration: Sendable, Hashable {
         }
         if let rejoin = config.int(forKey: "cluster.rejoinMillis") {
             c.rejoinMilliseconds = try nonNegative(rejoin, "cluster.rejoinMillis")
+        }
+        if role == .broker, let rejoin = c.rejoinMilliseconds, rejoin > 0, rejoin < c.readLeaseMilliseconds {
+            throw ConfigurationError(key: "cluster.rejoinMillis", message: "must be >= the workers' read lease, cluster.heartbeatMillis × (cluster.liveness − 1) = \(c.readLeaseMilliseconds), not \(rejoin) (or 0 for a cluster started fresh): a worker of the previous broker may answer direct reads that long after it")
         }
         c.dropGraceMilliseconds = try nonNegative(config.int(forKey: "cluster.dropGraceMillis", default: c.dropGraceMilliseconds), "cluster.dropGraceMillis")
         let recipeBytes = config.int(forKey: "cluster.recipeBytes", default: c.recipeBytes)

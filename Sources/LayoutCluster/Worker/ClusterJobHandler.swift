@@ -7,8 +7,9 @@ import LayoutWire
 /// broker's RESTORE and SNAPSHOT, ordered with the key's other requests like any op on that key.
 struct ClusterJobHandler: JobHandler {
     enum Job: Sendable {
-        /// A client's request, the epoch of the broker that sent it, and the connection it came on.
-        case request(RequestHandler.Admitted, epoch: UInt64, conversation: UInt64)
+        /// A client's request, the epoch of the broker that sent it, the connection it came on, and the
+        /// `minVersion` it carries, if any (`ClusterJobHandler+MinVersion`).
+        case request(RequestHandler.Admitted, epoch: UInt64, conversation: UInt64, minVersion: Int? = nil)
         case restore(RestoreJob)
         case snapshot(SnapshotJob)
         case release(LayoutKey)
@@ -43,20 +44,23 @@ struct ClusterJobHandler: JobHandler {
         }
         if let read = directReads?.take(for: body) { return decodeDirect(body, arrivedIn: read.leaseTerm) }
         switch handler.decode(body) {
-        case .run(let request, let key): return .run(.request(request, epoch: body.epoch, conversation: body.conversation), key: key)
+        case .run(let request, let key):
+            let minVersion = request.request.operation.name == .query ? Self.forwardedMinVersion(in: body) : nil
+            return .run(.request(request, epoch: body.epoch, conversation: body.conversation, minVersion: minVersion), key: key)
         case .reply(let reply): return .reply(reply)
         }
     }
 
     func execute(_ job: Job) -> JobReply {
         switch job {
-        case .request(let request, let epoch, let conversation):
+        case .request(let request, let epoch, let conversation, let minVersion):
             if let membership, conversation != 0, conversation != membership.conversation {
                 // Its broker gave up on this connection (and may have given the key to another worker):
                 // not run, so nothing changes and nothing is published. Its reply is not read.
                 let error = WireError(.unavailable, "this worker lost its broker before running the request; it was not applied")
                 return JobReply(body: ReplyBody(ReplyEncoder.failure(id: request.request.id, error: error)), op: request.request.operation.name.rawValue, errorCode: error.code.rawValue)
             }
+            if let behind = behindReply(request, minVersion: minVersion) { return behind }
             let reply = JobOrigin.$conversation.withValue(conversation) { handler.execute(request) }
             // A change is stamped with the epoch it was made under: READY reports it, and a restarted
             // broker orders copies of a key by (epoch, version).

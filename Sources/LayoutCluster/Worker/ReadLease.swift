@@ -1,8 +1,7 @@
-import Dispatch
 import Synchronization
 
 /// Whether a worker may answer direct reads now: until the end of the last lease its broker granted
-/// (`LeaseGrant`), on this process's monotonic clock (`DispatchTime` nanoseconds). Written by the
+/// (`LeaseGrant`), on `LeaseClock` (which counts a suspension of the host). Written by the
 /// worker's I/O thread, read by the pool's threads as each direct read runs.
 ///
 /// It also counts how leases ended (`transitions()`): a lapse, when no grant came in time, and a
@@ -31,7 +30,7 @@ final class ReadLease: Sendable {
     /// Taken only off the read path (grants, revocations, heartbeats and reports), never by `holds(at:)`.
     private let transitionState = Mutex(Transitions())
 
-    init(clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {
+    init(clock: @escaping @Sendable () -> UInt64 = { LeaseClock.now() }) {
         self.clock = clock
     }
 

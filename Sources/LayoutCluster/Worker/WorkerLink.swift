@@ -242,7 +242,8 @@ final class WorkerLink {
     }
 
     func now() -> Nanos {
-        DispatchTime.now().uptimeNanoseconds
+        // The read lease's clock (it counts a suspension), which heartbeats' sending times feed.
+        LeaseClock.now()
     }
 
     // MARK: Replies, events, stats

@@ -5,7 +5,7 @@ import Synchronization
 /// from within liveness. Written by the worker's I/O thread, read by the HTTP listener's (`/readyz`).
 final class WorkerMembership: Sendable {
     private let readySent = Atomic<Bool>(false)
-    /// `DispatchTime` nanoseconds of the last message from the broker.
+    /// `LeaseClock` nanoseconds (the worker link's clock) of the last message from the broker.
     private let lastHeard = Atomic<UInt64>(0)
     private let livenessNanos: UInt64
     /// The connection to the broker, counted from 1; it moves on when a connection ends.
@@ -45,7 +45,7 @@ final class WorkerMembership: Sendable {
         guard readySent.load(ordering: .acquiring) else {
             return "not joined: no READY sent on a connection to the broker"
         }
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = LeaseClock.now()
         let last = lastHeard.load(ordering: .relaxed)
         guard now <= last || now - last <= livenessNanos else {
             return "not joined: the broker silent for \((now - last) / 1_000_000) ms"

@@ -22,9 +22,8 @@ struct WorkerMetrics: Sendable {
     func exposition() -> [UInt8] {
         let snapshot = stats.snapshot(pool: pool.usage, store: store.usage)
         let joined = membership.notJoinedReason == nil
-        let now = DispatchTime.now().uptimeNanoseconds
         let tally = direct.map { $0.counters.tally(lease: $0.lease) }
-        let leaseHolds = direct?.lease.holds(at: now) ?? false
+        let leaseHolds = direct?.lease.holdsNow ?? false
         return stats.metrics.exposition(of: snapshot, process: ProcessUsage.current()) { series in
             // As `/readyz` sees it: READY sent on the current connection, the broker heard within liveness.
             series.set("layoutd_cluster_worker_connected", joined ? 1 : 0)

@@ -15,6 +15,10 @@ public final class BrokerLease: @unchecked Sendable {
     /// Who we are, as the row names the holder (the standby's answer tells clients).
     public let holder: String
     public let ttlMillis: Int
+    /// How long one taking or renewal of the lease (connecting included) may take before it fails: a
+    /// quarter of the lease, so that a renewal that hangs on a dead link is given up and tried again
+    /// while the lease still holds.
+    public var renewalTimeoutMillis: Int { max(10, ttlMillis / 4) }
 
     public init(url: String, holder: String, ttlMillis: Int) throws(JournalError) {
         session = try PostgresSession(url: try PostgresURL(url))
@@ -29,6 +33,8 @@ public final class BrokerLease: @unchecked Sendable {
                     """)
             }
         }
+        // Only once the table exists: its creation may wait on another broker's, and on a slow start.
+        session.timeoutMillis = renewalTimeoutMillis
     }
 
     /// Takes the lease when nobody holds it or it has lapsed: the new epoch; nil while another holds it.

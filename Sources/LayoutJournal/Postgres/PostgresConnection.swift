@@ -66,8 +66,10 @@ enum PostgresCommand {
 final class PostgresConnection {
     private var handle: OpaquePointer?
 
-    /// Connects and logs in (libpq's `connect_timeout` bounds it); a failure's message is libpq's.
-    init(_ url: PostgresURL) throws(PostgresFailure) {
+    /// Connects and logs in (libpq's `connect_timeout` bounds it, or `deadline` when given: libpq's
+    /// timeout counts whole seconds, two at least, too coarse for a lease renewal); a failure's message
+    /// is libpq's.
+    init(_ url: PostgresURL, deadline: DispatchTime? = nil) throws(PostgresFailure) {
         var parameters: [(String, String)] = [
             ("host", url.socketFolder ?? url.host), ("port", String(url.port)), ("user", url.user),
             ("dbname", url.database), ("sslmode", url.tlsMode.rawValue),
@@ -79,9 +81,19 @@ final class PostgresConnection {
         if let password = url.password { parameters.append(("password", password)) }
         if let roots = url.rootCertificatePath ?? Self.systemRoots(for: url.tlsMode) { parameters.append(("sslrootcert", roots)) }
         let handle = Self.withCStrings(parameters.map(\.0)) { keywords in
-            Self.withCStrings(parameters.map(\.1)) { values in PQconnectdbParams(keywords, values, 0) }
+            Self.withCStrings(parameters.map(\.1)) { values in
+                deadline == nil ? PQconnectdbParams(keywords, values, 0) : PQconnectStartParams(keywords, values, 0)
+            }
         }
         guard let handle else { throw PostgresFailure(kind: .connection("libpq could not allocate a connection")) }
+        if let deadline {
+            do throws(PostgresFailure) {
+                try Self.finishConnecting(handle, until: deadline)
+            } catch {
+                PQfinish(handle)
+                throw error
+            }
+        }
         guard PQstatus(handle) == CONNECTION_OK else {
             let message = Self.message(of: handle)
             PQfinish(handle)
@@ -98,6 +110,23 @@ final class PostgresConnection {
     }
 
     deinit { close() }
+
+    /// Drives a connection started with `PQconnectStartParams` to its end, waiting on its socket up to
+    /// `deadline` (libpq's polling protocol: wait for what `PQconnectPoll` asks, then call it again).
+    private static func finishConnecting(_ handle: OpaquePointer, until deadline: DispatchTime) throws(PostgresFailure) {
+        guard PQstatus(handle) != CONNECTION_BAD else { throw PostgresFailure(kind: .connection(message(of: handle))) }
+        var status = PGRES_POLLING_WRITING
+        while true {
+            switch status {
+            case PGRES_POLLING_OK: return
+            case PGRES_POLLING_FAILED: throw PostgresFailure(kind: .connection(message(of: handle)))
+            default:
+                // The socket may change between attempts (another host or address): read it each time.
+                try waitUntilReady(PQsocket(handle), events: status == PGRES_POLLING_WRITING ? Int16(POLLOUT) : Int16(POLLIN), until: deadline)
+                status = PQconnectPoll(handle)
+            }
+        }
+    }
 
     /// Whether the connection is open: false once closed, or once libpq found it lost.
     var isOpen: Bool {
@@ -192,7 +221,11 @@ final class PostgresConnection {
 
     /// Waits until the socket can be read (or written), or throws at the deadline.
     private func wait(on handle: OpaquePointer, writing: Bool, until deadline: DispatchTime) throws(PostgresFailure) {
-        var poll = pollfd(fd: PQsocket(handle), events: Int16(POLLIN) | (writing ? Int16(POLLOUT) : 0), revents: 0)
+        try Self.waitUntilReady(PQsocket(handle), events: Int16(POLLIN) | (writing ? Int16(POLLOUT) : 0), until: deadline)
+    }
+
+    private static func waitUntilReady(_ socket: Int32, events: Int16, until deadline: DispatchTime) throws(PostgresFailure) {
+        var poll = pollfd(fd: socket, events: events, revents: 0)
         while true {
             let now = DispatchTime.now().uptimeNanoseconds
             guard now < deadline.uptimeNanoseconds else { throw PostgresFailure(kind: .timeout) }

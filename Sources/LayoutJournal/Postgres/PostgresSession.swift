@@ -22,6 +22,9 @@ final class PostgresSession {
     /// mode (PgBouncer's) hands each transaction to any server connection, and the statements prepared
     /// on one are unknown to the others. From then on, statements are sent with their SQL every time.
     fileprivate(set) var preparesStatements = true
+    /// When set, every exchange and every connect must end within this many milliseconds, in place of
+    /// the URL's `query_timeout` and `connect_timeout` (a lease renewal's bound, well under its lease).
+    var timeoutMillis: Int?
 
     init(url: PostgresURL, setUp: [String] = []) throws(JournalError) {
         self.url = url
@@ -52,7 +55,7 @@ final class PostgresSession {
         drop()
         let opened: PostgresConnection
         do {
-            opened = try PostgresConnection(url)
+            opened = try PostgresConnection(url, deadline: timeoutMillis.map { .now() + .milliseconds($0) })
         } catch {
             throw JournalError(code, "cannot connect to PostgreSQL at \(url.location): \(error.description)")
         }
@@ -178,7 +181,8 @@ final class PostgresSession {
 
         /// When a wait that starts now must end: the URL's `query_timeout`.
         private func timeLimit() -> DispatchTime {
-            .now() + .seconds(session.url.queryTimeoutSeconds)
+            if let millis = session.timeoutMillis { return .now() + .milliseconds(millis) }
+            return .now() + .seconds(session.url.queryTimeoutSeconds)
         }
 
         /// The answers, or the first failure thrown.
@@ -198,6 +202,9 @@ final class PostgresSession {
         private func failure(_ failure: PostgresFailure) -> JournalError {
             if !failure.isServerAnswer { isBroken = true }
             if case .timeout = failure.kind {
+                if let millis = session.timeoutMillis {
+                    return JournalError(code, "PostgreSQL at \(location) did not answer within \(millis) ms; the connection was closed")
+                }
                 return JournalError(code, "PostgreSQL at \(location) did not answer within \(session.url.queryTimeoutSeconds) s (query_timeout); the connection was closed")
             }
             return JournalError(code, "PostgreSQL at \(location): \(failure.description)")
