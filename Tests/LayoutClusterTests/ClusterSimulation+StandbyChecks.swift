@@ -9,7 +9,7 @@ extension StandbySimulation {
         for key in changes.keys.sorted() {
             guard let change = changes[key] else { continue }
             let ticket = change.ticket
-            if ticket.lost {
+            if ticket.reply == nil, pair.abandoned(ticket) {
                 changes[key] = nil
                 unknowns[key, default: []].append((change.insert, change.fromVersion))
                 history.append("  \(key) +\(change.insert): its broker died with it (outcome unknown)")
@@ -56,7 +56,7 @@ extension StandbySimulation {
         }
         var remaining: [StandbyRead] = []
         for read in reads {
-            if read.ticket.lost {
+            if read.ticket.reply == nil, pair.abandoned(read.ticket) {
                 clients[read.client].broker = 1 - read.ticket.broker
                 continue
             }

@@ -114,6 +114,10 @@ def fresh_dealer(ctx, endpoint, old=None, reconnect_ivl=None):
     socket.setsockopt(zmq.LINGER, 0)
     if reconnect_ivl is not None:
         socket.setsockopt(zmq.RECONNECT_IVL, reconnect_ivl)
+    if "," in endpoint:
+        # Only to brokers it is connected to: a request queued for one that is down would wait there (and
+        # a fresh socket would queue its first request for the same one again).
+        socket.setsockopt(zmq.IMMEDIATE, 1)
     for one in endpoint.split(","):
         socket.connect(one)
     return socket

@@ -9,6 +9,8 @@ no byte passes), and a worker is cut off from one broker alone the same way. Loo
 PostgreSQL, and each worker each broker, through a TCP relay of its own that stops forwarding."""
 import os
 import subprocess
+import tempfile
+import uuid
 
 from .procs import Cluster, HarnessError, Proc, Relay, _tcp, free_port, http_status, stats_of, wait_for
 
@@ -55,7 +57,9 @@ class StandbyCluster(Cluster):
     def __init__(self, ctx, binary, root, heartbeat_millis, liveness, net=None, tag="", direct=True,
                  lease_millis=1500):
         super().__init__(ctx, binary, root, heartbeat_millis, liveness, net=net, tag=tag, direct=direct)
-        self.postgres = Postgres(os.path.join(root, "postgres"), net, tag)
+        # Not under `root`: the server runs as another user (scripts/postgres, as root), which may not enter
+        # the suite's private temporary folders; the script makes the folder, `stop` removes it.
+        self.postgres = Postgres(os.path.join(tempfile.gettempdir(), f"layoutd-faults-pg-{uuid.uuid4().hex}"), net, tag)
         self.lease_millis = lease_millis
         self.env.update({
             "LAYOUTD_CLUSTER_LEASE_MILLIS": str(lease_millis),

@@ -120,13 +120,14 @@ def standby_pause(s):
     s.requests(s.scale.after)
 
 
-# name: (function, workers (None: --workers), quick). The scenarios that fail until the broker acts only
-# inside its lease (issue 32, branch `lease`) are left out of --small, which CI runs, until it is merged:
-# then LEASE_FIXES_MERGED becomes True (or LAYOUTD_FAULTS_STANDBY_ALL=1 runs them all).
+# name: (function, workers (None: --workers), quick). standby-blackhole and standby-split fail as built at
+# 529106f (stale reads through the old broker and at its workers: issue 32, finding 1) and stay out of --small,
+# which CI runs, until the broker acts only inside its lease (branch `lease`): then LEASE_FIXES_MERGED becomes
+# True (LAYOUTD_FAULTS_STANDBY_ALL=1 puts them in --small meanwhile; --only runs any).
 LEASE_FIXES_MERGED = os.environ.get("LAYOUTD_FAULTS_STANDBY_ALL") == "1" or False
 STANDBY_SCENARIOS = {
     "standby-kill": (standby_kill, None, True),
     "standby-blackhole": (standby_blackhole, None, LEASE_FIXES_MERGED),
     "standby-split": (standby_split, None, LEASE_FIXES_MERGED),
-    "standby-pause": (standby_pause, None, LEASE_FIXES_MERGED),
+    "standby-pause": (standby_pause, None, True),
 }

@@ -75,6 +75,7 @@ final class SimulatedBrokerPair {
         cluster.nextTick = now + Self.heartbeat
         cluster.journalCut = broker.databaseCut
         cluster.onReply = { [unowned self] envelope in epochAtReply[envelope] = database.epoch }
+        cluster.mayAct = { [unowned self, unowned broker] in broker.keeper?.mayAct(now: now) ?? false }
         let journaled = database.journaled
         cluster.core.loadJournaled(journaled.recipes, dropped: journaled.dropped)
         cluster.core.holdKeyedRequests(until: now + Self.rejoin)
@@ -92,7 +93,10 @@ final class SimulatedBrokerPair {
             return
         }
         if case .draining(let since) = broker.state {
-            if (broker.cluster?.core.clientsInFlight ?? 0) <= 0 || now - since > Self.grace { stop(broker) }
+            // Past its window the loop answers nothing: nothing left to drain.
+            if (broker.cluster?.core.clientsInFlight ?? 0) <= 0 || now - since > Self.grace || broker.keeper?.mayAct(now: now) == false {
+                stop(broker)
+            }
             return
         }
         guard broker.state == .active, var keeper = broker.keeper else { return }
@@ -153,6 +157,15 @@ final class SimulatedBrokerPair {
 
     // MARK: Clients
 
+    /// Whether a request's answer can no longer come: the broker process it went to is gone, or
+    /// another process (or taking) now runs under that name.
+    func abandoned(_ ticket: SimulatedTicket) -> Bool {
+        guard !ticket.lost else { return true }
+        guard ticket.immediate == nil, ticket.envelope != nil, let cluster = ticket.cluster else { return false }
+        let broker = brokers[ticket.broker]
+        return broker.cluster !== cluster || broker.state == .gone || broker.state == .standby
+    }
+
     /// A client's request to `broker`.
     func send(_ body: String, to index: Int) -> SimulatedTicket {
         let ticket = SimulatedTicket(body: body, broker: index)
@@ -174,7 +187,9 @@ final class SimulatedBrokerPair {
         case .draining:
             ticket.immediate = ["ok": false, "error": ["code": "busy", "message": "the daemon is shutting down"]]
         case .active:
-            guard let cluster = broker.cluster else {
+            // Past its window the broker takes nothing on (its core answers `unavailable`, and the loop
+            // sends no reply): the client times out.
+            guard let cluster = broker.cluster, broker.keeper?.mayAct(now: now) != false else {
                 ticket.lost = true
                 return
             }

@@ -150,3 +150,66 @@ final class SimulatedTicket {
         return cluster.reply(for: envelope)
     }
 }
+
+/// `LeaseKeeper` with issue 32's fix (branch `lease`): the broker acts only inside its serving window,
+/// which each renewal that succeeds moves to when it was *sent*, plus the lease, less the drift margin
+/// (`ServingWindow.end`); a renewal may take a quarter of the lease (`BrokerLease.renewalTimeoutMillis`)
+/// and one that fails is tried again soon (a twentieth of the lease later) while the window holds; the
+/// keeper gives up at its first attempt past the window, or at once when the lease was taken.
+struct WindowedLeaseKeeper: SimulatedLeaseKeeping {
+    let ttl: Nanos
+    /// When the serving window ends (the database's lease lasts longer: it counts from when it ran the
+    /// statement, after it was sent).
+    var windowEnd: Nanos
+    var closed = false
+    var nextAttempt: Nanos
+    /// A renewal sent over a blackholed link, and when it was sent.
+    var blockedSince: Nanos?
+
+    init(ttl: Nanos, takenAt now: Nanos) {
+        self.ttl = ttl
+        windowEnd = Self.end(sentAt: now, ttl: ttl)
+        nextAttempt = now + ttl / 3
+    }
+
+    static func end(sentAt: Nanos, ttl: Nanos) -> Nanos {
+        ServingWindow.end(sentAt: sentAt, leaseMillis: Int(ttl / 1_000_000))
+    }
+
+    mutating func step(now: Nanos, databaseReachable: Bool, renew: () -> Bool?) -> SimulatedLeaseVerdict {
+        if let sent = blockedSince {
+            if databaseReachable, now - sent < ttl / 4, let answer = renew() {
+                blockedSince = nil
+                return renewed(answer, sentAt: sent)
+            }
+            guard now - sent >= ttl / 4 else { return .holding }
+            // The renewal timed out: tried again soon.
+            blockedSince = nil
+            nextAttempt = sent + ttl / 4 + ttl / 20
+            return .holding
+        }
+        guard now >= nextAttempt else { return .holding }
+        guard mayAct(now: now) else { return .lost }
+        guard databaseReachable else {
+            blockedSince = now
+            return .holding
+        }
+        guard let answer = renew() else {
+            nextAttempt = now + ttl / 20
+            return .holding
+        }
+        return renewed(answer, sentAt: now)
+    }
+
+    private mutating func renewed(_ answer: Bool, sentAt: Nanos) -> SimulatedLeaseVerdict {
+        guard answer else {
+            closed = true
+            return .lost
+        }
+        windowEnd = max(windowEnd, Self.end(sentAt: sentAt, ttl: ttl))
+        nextAttempt = sentAt + ttl / 3
+        return .holding
+    }
+
+    func mayAct(now: Nanos) -> Bool { !closed && now < windowEnd }
+}

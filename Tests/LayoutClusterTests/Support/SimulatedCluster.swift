@@ -68,6 +68,8 @@ final class SimulatedCluster: BrokerOutput {
     var journalCut = false
     /// Told of every reply as it leaves (the two-broker walk stamps it with the lease's epoch then).
     var onReply: (([[UInt8]]) -> Void)?
+    /// Whether the broker may answer and grant read leases now (its lease's serving window).
+    var mayAct: () -> Bool = { true }
     private var nextDescriptor: Int32 = 100
 
     private let makeCore: (SimulatedCluster) -> BrokerCore
@@ -137,12 +139,13 @@ final class SimulatedCluster: BrokerOutput {
 
     // MARK: BrokerOutput
 
-    func reply(to envelope: Envelope, body: HeldBody, trailing: [HeldBody]) { replies.append((envelope.frames, body.array)) }
-    func reply(to envelope: Envelope, bytes: [UInt8]) { replies.append((envelope.frames, bytes)) }
+    // Past its lease's window a broker's loop sends no reply (`SimulatedBrokerPair`).
+    func reply(to envelope: Envelope, body: HeldBody, trailing: [HeldBody]) { if mayAct() { replies.append((envelope.frames, body.array)) } }
+    func reply(to envelope: Envelope, bytes: [UInt8]) { if mayAct() { replies.append((envelope.frames, bytes)) } }
 
     func send(_ order: WorkerOrder, to routingID: [UInt8]) -> Bool {
         guard workers.values.contains(where: { $0.routingID == routingID && $0.connected }) else { return false }
-        let grant = order.isHeartbeat ? core?.leaseGrant(forWorkerAt: routingID) : nil
+        let grant = order.isHeartbeat && mayAct() ? core?.leaseGrant(forWorkerAt: routingID) : nil
         queued[routingID, default: []].append((order, core?.epoch ?? 0, grant))
         sent.append(Sent(routingID: routingID, order: order))
         return true
