@@ -82,7 +82,8 @@ struct TakeoverBench {
         )
         defer { worker.stop() }
         let key = "takeover-\(settings.name)-\(round)"
-        let prepare = #"{"v":1,"id":"p","op":"prepare","layout":"\#(key)","bounds":{"width":320,"height":800},"spec":{"type":"list"},"sections":[{"count":100,"heights":[40]}]}"#
+        let heights = (0..<100).map { String(20 + ($0 * 31) % 80) }.joined(separator: ",")
+        let prepare = #"{"v":1,"id":"p","op":"prepare","layout":"\#(key)","bounds":{"width":375,"height":800},"spec":{"type":"waterfall","columns":2},"sections":[{"heights":[\#(heights)]}]}"#
         try waitUntil(seconds: 60, "the key was never prepared") { Self.isSuccess(try client.call(prepare)) }
         let query = #"{"v":1,"id":"q","op":"query","layout":"\#(key)","rect":{"x":0,"y":0,"width":320,"height":800}}"#
         let before = try client.call(query)
