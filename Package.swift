@@ -120,7 +120,7 @@ let package = Package(
         .executableTarget(
             name: "cluster-bench",
             dependencies: [
-                "LayoutCluster", "LayoutServer", "LayoutTestKit", "ZeroMQ",
+                "LayoutCluster", "LayoutJournal", "LayoutServer", "LayoutTestKit", "ZeroMQ",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -106,14 +106,20 @@ FULL_RECT = {"x": 0, "y": 0, "width": 100000, "height": 100000000}
 
 def fresh_dealer(ctx, endpoint, old=None, reconnect_ivl=None):
     """A new DEALER connected to `endpoint`, closing `old` first: a socket whose request timed out is
-    replaced (Lazy Pirate), so a late reply never answers a later request."""
+    replaced (Lazy Pirate), so a late reply never answers a later request. Endpoints separated by commas
+    (every broker's front) are all connected: requests go to each in turn."""
     if old is not None:
         old.close(linger=0)
     socket = ctx.socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 0)
     if reconnect_ivl is not None:
         socket.setsockopt(zmq.RECONNECT_IVL, reconnect_ivl)
-    socket.connect(endpoint)
+    if "," in endpoint:
+        # Only to brokers it is connected to: a request queued for one that is down would wait there (and
+        # a fresh socket would queue its first request for the same one again).
+        socket.setsockopt(zmq.IMMEDIATE, 1)
+    for one in endpoint.split(","):
+        socket.connect(one)
     return socket
 
 

@@ -13,6 +13,8 @@ from collections import Counter
 
 from .client import DirectReader, EventLog, Front, History, direct_reads, parse_route, tick
 from .procs import Cluster, HarnessError, wait_for
+from .standby import StandbyCluster
+from .standby_scenarios import STANDBY_SCENARIOS
 from .workload import KeyState, KeyWriter, Load, ensure, query_body
 
 
@@ -41,9 +43,13 @@ class S:
         self.history = History()
         run.count += 1
         self.direct = name in DIRECT
-        self.cluster = Cluster(run.ctx, run.binary, root, run.args.heartbeat_millis, run.args.liveness,
-                               broker_journal=run.args.broker_journal, net=run.net, tag=f"s{run.count}-",
-                               direct=self.direct, relay=name in RELAY)
+        if name in STANDBY_SCENARIOS:
+            self.cluster = StandbyCluster(run.ctx, run.binary, root, run.args.heartbeat_millis, run.args.liveness,
+                                          net=run.net, tag=f"s{run.count}-")
+        else:
+            self.cluster = Cluster(run.ctx, run.binary, root, run.args.heartbeat_millis, run.args.liveness,
+                                   broker_journal=run.args.broker_journal, net=run.net, tag=f"s{run.count}-",
+                                   direct=self.direct, relay=name in RELAY)
         self.extra = {}           # the scenario's own figures, added to its JSON line
         self.prober = None
         self.lease_windows = []   # (victim's endpoint, first tick, last tick, keys it took back): no direct read sent there answers ok
@@ -500,7 +506,8 @@ SCENARIOS = {
     "direct-partition": (direct_partition, None, True),
     "direct-broker-restart": (direct_broker_restart, None, True),
 }
-DIRECT = {"direct-pause", "direct-partition", "direct-broker-restart"}   # workers with direct endpoints
+SCENARIOS.update(STANDBY_SCENARIOS)
+DIRECT = {"direct-pause", "direct-partition", "direct-broker-restart"} | set(STANDBY_SCENARIOS)   # direct endpoints
 RELAY = {"direct-partition"}     # loopback mode: workers join through relays (Cluster.cut_from_broker)
 
 

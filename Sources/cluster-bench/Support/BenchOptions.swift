@@ -11,6 +11,8 @@ enum BenchName: String, BenchSelection {
     case failover
     /// Queries read straight from the key's worker (PROTOCOL.md §11) against a single daemon and the broker.
     case direct
+    /// Kill -9 of the active broker of two on one PostgreSQL: time to the first answer from the new one.
+    case takeover
 }
 
 /// The flags of cluster-bench's own, beside the harness's `--quick`, `--only` and `--help`.

@@ -18,7 +18,10 @@ final class SimulatedCluster: BrokerOutput {
     private(set) var core: BrokerCore!
     private(set) var replies: [(envelope: [[UInt8]], body: [UInt8])] = [] {
         didSet {
-            if let last = replies.last, replies.count > oldValue.count { lastReply[last.envelope] = replies.count - 1 }
+            if let last = replies.last, replies.count > oldValue.count {
+                lastReply[last.envelope] = replies.count - 1
+                onReply?(last.envelope)
+            }
         }
     }
     /// The place in `replies` of the last reply to each envelope (a long simulation looks them up often).
@@ -26,7 +29,7 @@ final class SimulatedCluster: BrokerOutput {
     var published: [WireEvent] = []
     /// The namespace of each event in `published`.
     var publishedNamespaces: [String] = []
-    private(set) var workers: [String: SimulatedWorker] = [:]
+    var workers: [String: SimulatedWorker] = [:]
     /// Orders sent and not yet delivered, per routing id, in order, with the broker's epoch when each
     /// was sent and the read lease it grants (a HEARTBEAT carries both, computed as it leaves).
     private var queued: [[UInt8]: [(order: WorkerOrder, epoch: UInt64, grant: LeaseGrant?)]] = [:]
@@ -36,7 +39,7 @@ final class SimulatedCluster: BrokerOutput {
     private var inPool: [[UInt8]: Int] = [:]
     /// The broker's clock, shared with the clocks of workers with a direct endpoint (which run at rates
     /// of their own from it).
-    let time = SimulatedTime(1_000_000_000)
+    let time: SimulatedTime
     var clock: Nanos {
         get { time.now }
         set { time.set(newValue) }
@@ -52,6 +55,21 @@ final class SimulatedCluster: BrokerOutput {
     /// joins with.
     var directEndpoints: [String: String] = [:]
     private var nextClient = 0
+    /// The first frame of each client envelope this broker sees (two brokers' envelopes never meet).
+    var envelopePrefix = "client"
+    /// The PostgreSQL journal shared with another broker (`SimulatedStandby`), whose commits are fenced
+    /// by the lease epoch this broker holds; nil: `journaled` (or none).
+    let database: SimulatedDatabase?
+    /// The lease epoch this broker's journal writes are fenced by.
+    let fencingEpoch: UInt64
+    /// Whether a journal write since the last change's reply was refused (the lease was taken).
+    var journalRefused = false
+    /// Whether this broker's link to the database is cut: its journal writes fail.
+    var journalCut = false
+    /// Told of every reply as it leaves (the two-broker walk stamps it with the lease's epoch then).
+    var onReply: (([[UInt8]]) -> Void)?
+    /// Whether the broker may answer and grant read leases now (its lease's serving window).
+    var mayAct: () -> Bool = { true }
     private var nextDescriptor: Int32 = 100
 
     private let makeCore: (SimulatedCluster) -> BrokerCore
@@ -71,10 +89,16 @@ final class SimulatedCluster: BrokerOutput {
 
     init(
         recipeBytes: Int = 1 << 30, restoresPerWorker: Int = 2, secured: Bool = false, compaction: CompactionPolicy = CompactionPolicy(),
-        journaled: Bool = false, dropGraceNanos: Nanos = 0, workerStoreBytes: Int = 1 << 30
+        journaled: Bool = false, dropGraceNanos: Nanos = 0, workerStoreBytes: Int = 1 << 30,
+        time: SimulatedTime = SimulatedTime(1_000_000_000), database: SimulatedDatabase? = nil, leaseEpoch: UInt64? = nil
     ) {
         self.workerStoreBytes = workerStoreBytes
         self.journaled = journaled ? [:] : nil
+        self.time = time
+        self.database = database
+        fencingEpoch = leaseEpoch ?? 0
+        // A leased broker's epoch is its lease's (and the core's advances by one per death from there).
+        if let leaseEpoch { brokerEpochs = leaseEpoch - 1 }
         makeCore = { output in
             var logger = Logger(label: "simulated-broker")
             logger.logLevel = .critical
@@ -115,18 +139,23 @@ final class SimulatedCluster: BrokerOutput {
 
     // MARK: BrokerOutput
 
-    func reply(to envelope: Envelope, body: HeldBody, trailing: [HeldBody]) { replies.append((envelope.frames, body.array)) }
-    func reply(to envelope: Envelope, bytes: [UInt8]) { replies.append((envelope.frames, bytes)) }
+    // Past its lease's window a broker's loop sends no reply (`SimulatedBrokerPair`).
+    func reply(to envelope: Envelope, body: HeldBody, trailing: [HeldBody]) { if mayAct() { replies.append((envelope.frames, body.array)) } }
+    func reply(to envelope: Envelope, bytes: [UInt8]) { if mayAct() { replies.append((envelope.frames, bytes)) } }
 
     func send(_ order: WorkerOrder, to routingID: [UInt8]) -> Bool {
         guard workers.values.contains(where: { $0.routingID == routingID && $0.connected }) else { return false }
-        let grant = order.isHeartbeat ? core?.leaseGrant(forWorkerAt: routingID) : nil
+        let grant = order.isHeartbeat && mayAct() ? core?.leaseGrant(forWorkerAt: routingID) : nil
         queued[routingID, default: []].append((order, core?.epoch ?? 0, grant))
         sent.append(Sent(routingID: routingID, order: order))
         return true
     }
 
     func journal(_ change: RecipeBook.Change, epoch: UInt64) {
+        if let database {
+            if journalCut || !database.commit(change, epoch: epoch, fencedBy: fencingEpoch) { journalRefused = true }
+            return
+        }
         guard journaled != nil else { return }
         switch change {
         case .started(let key, let version, let body):
@@ -150,6 +179,10 @@ final class SimulatedCluster: BrokerOutput {
     }
 
     func journalEpoch(of key: LayoutKey, epoch: UInt64) {
+        if let database {
+            if journalCut || !database.commitEpoch(of: key, epoch: epoch, fencedBy: fencingEpoch) { journalRefused = true }
+            return
+        }
         if let entry = journaled?[key] { journaled?[key]?.epoch = max(entry.epoch, epoch) }
         if let entry = journaledDrops[key] { journaledDrops[key]?.epoch = max(entry.epoch, epoch) }
     }
@@ -197,7 +230,7 @@ final class SimulatedCluster: BrokerOutput {
     @discardableResult
     func request(_ body: String, as caller: Caller? = nil) -> [[UInt8]] {
         nextClient += 1
-        let envelope = [Array("client-\(nextClient)".utf8)]
+        let envelope = [Array("\(envelopePrefix)-\(nextClient)".utf8)]
         core.clientRequest(envelope: Envelope(envelope), body: HeldBody(Array(body.utf8)), caller: caller, now: clock)
         return envelope
     }
@@ -304,7 +337,7 @@ final class SimulatedCluster: BrokerOutput {
         }
     }
 
-    private func clearQueue(_ routingID: [UInt8]) {
+    func clearQueue(_ routingID: [UInt8]) {
         queued[routingID] = []
         inPool[routingID] = 0
     }

@@ -147,9 +147,20 @@ extension SimulatedCluster {
     /// until now, then sends the heartbeats its own clock calls for, and the broker ticks when its
     /// interval is up.
     func advanceClocks(by nanos: Nanos) {
-        // First what was sent until now: a grant spends a step on its way, where a cut can catch it.
-        for name in workers.keys.sorted() where workers[name]?.connected == true { readAhead(name) }
+        readAheadAll()
         clock += nanos
+        timePassed()
+    }
+
+    /// Each worker reads what was sent to it until now (a grant spends a step on its way, where a cut
+    /// can catch it).
+    func readAheadAll() {
+        for name in workers.keys.sorted() where workers[name]?.connected == true { readAhead(name) }
+    }
+
+    /// The shared clock moved on (`advanceClocks`, or another broker's): heartbeats due leave, and the
+    /// broker ticks when its interval is up.
+    func timePassed() {
         for name in workers.keys.sorted() {
             guard let worker = workers[name], worker.connected else { continue }
             if let side = worker.directSide {
