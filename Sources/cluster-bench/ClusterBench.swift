@@ -28,6 +28,7 @@ enum ClusterBench {
             case .idle: try IdleWorkersBench(plan: plan, context: context).run(goals: &goals)
             case .failover: try FailoverBench(plan: plan, context: context, cores: cores).run(goals: &goals)
             case .direct: try DirectReadBench(plan: plan, context: context, cores: cores).run(goals: &goals)
+            case .pages: try PagesBench(plan: plan, context: context, cores: cores).run(goals: &goals)
             }
             return true
         }

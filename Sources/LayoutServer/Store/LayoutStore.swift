@@ -52,6 +52,8 @@ public final class LayoutStore: Sendable {
         var lastVersions: [LayoutKey: Int] = [:]
         /// A cluster worker's: the broker epoch each key was last changed under (see `stamp`).
         var epochs: [LayoutKey: UInt64] = [:]
+        /// The keys `list` shows, in order: those in memory, and with a journal those it keeps too.
+        var listed = SortedKeys()
         var totalBytes = 0
         var clock: UInt64 = 0
         var evictions = 0
@@ -124,7 +126,12 @@ public final class LayoutStore: Sendable {
             let previous = state.lastVersions[key]
             let version = (previous ?? 0) + 1
             state.lastVersions[key] = version
-            if let old = state.entries.removeValue(forKey: key) { state.totalBytes -= old.bytes }
+            if let old = state.entries.removeValue(forKey: key) {
+                state.totalBytes -= old.bytes
+            } else {
+                // A search of the order only for a key not in memory: changes come by the ten thousand.
+                state.listed.insert(key)
+            }
             state.clock += 1
             state.entries[key] = Entry(layout: layout, version: version, bytes: bytes, lastUse: state.clock)
             state.totalBytes += bytes
@@ -152,6 +159,7 @@ public final class LayoutStore: Sendable {
             guard let kept = state.entries[key] else { return .failure(.unknown) }
             if let ifVersion, kept.version != ifVersion { return .failure(.versionConflict(current: kept.version)) }
             guard let old = state.entries.removeValue(forKey: key) else { return .failure(.unknown) }
+            state.listed.remove(key)
             state.totalBytes -= old.bytes
             return .success(invalidate(&state, key: key, reason: .dropped, contentSize: old.layout.contentSize))
         }
@@ -174,7 +182,11 @@ public final class LayoutStore: Sendable {
         return state.withLock { state in
             if let old = state.entries.removeValue(forKey: key) { state.totalBytes -= old.bytes }
             state.lastVersions[key] = layout == nil && version <= 0 ? nil : version
-            guard let layout else { return .stored(version: version) }
+            guard let layout else {
+                state.listed.remove(key)
+                return .stored(version: version)
+            }
+            state.listed.insert(key)
             state.clock += 1
             state.entries[key] = Entry(layout: layout, version: version, bytes: layout.byteCount, lastUse: state.clock)
             state.totalBytes += layout.byteCount
@@ -190,6 +202,7 @@ public final class LayoutStore: Sendable {
         guard layout.byteCount <= capacityBytes else { return false }
         return state.withLock { state in
             guard state.entries[key] == nil, state.lastVersions[key] == version else { return false }
+            state.listed.insert(key)
             state.clock += 1
             state.entries[key] = Entry(layout: layout, version: version, bytes: layout.byteCount, lastUse: state.clock)
             state.totalBytes += layout.byteCount
@@ -203,6 +216,7 @@ public final class LayoutStore: Sendable {
     public func markLost(_ key: LayoutKey, contentSize: Size = .zero) -> Int {
         state.withLock { state in
             if let old = state.entries.removeValue(forKey: key) { state.totalBytes -= old.bytes }
+            state.listed.remove(key)
             return invalidate(&state, key: key, reason: .lost, contentSize: contentSize)
         }
     }
@@ -219,6 +233,7 @@ public final class LayoutStore: Sendable {
         state.withLock { state in
             state.lastVersions[key] = nil
             state.epochs[key] = nil
+            state.listed.remove(key)
             guard let old = state.entries.removeValue(forKey: key) else { return false }
             state.totalBytes -= old.bytes
             return true
@@ -244,12 +259,35 @@ public final class LayoutStore: Sendable {
 
     /// The kept layouts of `namespace` (nil: of every namespace), sorted by namespace, then key.
     public func summaries(in namespace: String? = nil) -> [Summary] {
+        listing(KeyPage(namespace: namespace, limit: .max)).entries.compactMap(\.summary)
+    }
+
+    /// One key of a page of `list`, with its summary when its layout is in memory (nil: a key only a
+    /// journal keeps now, `journaled(_:)`).
+    public struct Listed: Sendable, Hashable {
+        public var key: LayoutKey
+        public var summary: Summary?
+    }
+
+    /// The listed keys of `page` in order, and whether more of its range follow: with a journal, those
+    /// it keeps and memory does not hold too (`noteJournaled`).
+    public func listing(_ page: KeyPage) -> (entries: [Listed], more: Bool) {
         state.withLock { state in
-            let epochs = state.epochs
-            return state.entries.lazy.filter { namespace == nil || $0.key.namespace == namespace }.map { key, entry in
-                Summary(key: key, version: entry.version, items: entry.layout.itemCount, bytes: entry.bytes, epoch: epochs[key] ?? 0)
+            let (keys, more) = state.listed.keys(of: page)
+            let entries = keys.map { key in
+                Listed(key: key, summary: state.entries[key].map {
+                    Summary(key: key, version: $0.version, items: $0.layout.itemCount, bytes: $0.bytes, epoch: state.epochs[key] ?? 0)
+                })
             }
-            .sorted { $0.key < $1.key }
+            return (entries, more)
+        }
+    }
+
+    /// Lists `keys`, which a journal keeps though memory may not hold them (after a start): `list` shows
+    /// them until they are dropped or lost.
+    public func noteJournaled(_ keys: some Sequence<LayoutKey>) {
+        state.withLock { state in
+            for key in keys { state.listed.insert(key) }
         }
     }
 
@@ -273,6 +311,8 @@ public final class LayoutStore: Sendable {
             state.totalBytes -= entry.bytes
             state.evictions += 1
             if backing == .memoryOnly {
+                // With a journal the key is still kept, and listed.
+                state.listed.remove(victimKey)
                 _ = invalidate(&state, key: victimKey, reason: .evicted, contentSize: entry.layout.contentSize)
             }
         }
