@@ -43,10 +43,11 @@ let package = Package(
             name: "CPostgreSQL",
             providers: [.apt(["libpq-dev"])]
         ),
-        // The journal of acknowledged changes (docs/DURABILITY.md): engine and wire below it, server above.
+        // The journal of acknowledged changes (docs/DURABILITY.md): it keeps bytes, and knows no layout or
+        // wire format; the server above it does.
         .target(
             name: "LayoutJournal",
-            dependencies: ["CSQLite", "CPostgreSQL", "LayoutEngine", "LayoutWire"]
+            dependencies: ["CSQLite", "CPostgreSQL"]
         ),
         .target(name: "CMallocTuning"),
         // Deterministic inputs shared by the test targets and the benchmarks.
@@ -89,7 +90,7 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        .target(name: "LayoutClient", dependencies: ["ZeroMQ", "LayoutWire"]),
+        .target(name: "LayoutClient", dependencies: ["ZeroMQ"]),
         .executableTarget(
             name: "layoutd",
             dependencies: [

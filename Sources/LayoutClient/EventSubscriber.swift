@@ -9,8 +9,9 @@ import ZeroMQ
 /// and receives exactly as without CURVE, and only its own namespace's events reach it.
 ///
 /// Subscriptions travel to the daemon asynchronously, so events published right after `subscribe`
-/// returns may be missed (ZeroMQ's "slow joiner"); and the daemon drops events for subscribers that
-/// fall behind. Both show as a gap in a layout's `version`, which is the signal to query afresh.
+/// returns may be missed (ZeroMQ's "slow joiner") unless `confirmSubscriptions(timeout:)` waits until
+/// they are in effect; and the daemon drops events for subscribers that fall behind. Both show as a gap
+/// in a layout's `version`, which is the signal to query afresh.
 public final class EventSubscriber {
     /// layoutd's default events endpoint.
     public static let defaultEndpoint = "tcp://127.0.0.1:5556"
@@ -21,6 +22,8 @@ public final class EventSubscriber {
     private var poller = Poller()
     /// With CURVE: the subscriber's public key in Z85, in front of every topic on the wire.
     private let topicPrefix: [UInt8]
+    /// Events received while waiting for a confirmation, handed out first by `next`.
+    private var received: [LayoutEvent] = []
 
     /// Connects to `endpoint` and subscribes to each of `prefixes` (none: subscribe later).
     ///
@@ -58,12 +61,33 @@ public final class EventSubscriber {
         try transport { () throws(ZeroMQError) in try socket.unsubscribe(topicPrefix + Array(prefix.utf8)) }
     }
 
+    /// Waits until every subscription made so far is in effect at the daemon (PROTOCOL.md §7, "Knowing a
+    /// subscription is in effect"): it subscribes to a `subscribed:<token>` of its own and waits for that
+    /// event. Events that arrive meanwhile are kept for `next`. False when no confirmation came within
+    /// `timeout` (a daemon older than the confirmation never sends one).
+    public func confirmSubscriptions(timeout: Duration) throws(ClientError) -> Bool {
+        let token = (0..<2).map { _ in String(UInt64.random(in: 0 ... .max), radix: 16) }.joined(separator: "-")
+        let topic = "subscribed:" + token
+        try subscribe(topic)
+        defer { try? unsubscribe(topic) }
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            guard let event = try receive(until: deadline) else { return false }
+            if event.topic == topic, event.kind == "subscribed" { return true }
+            received.append(event)
+        }
+    }
+
     /// The next event, or `nil` if none came within `timeout` (`nil`: wait without limit).
     ///
     /// - Throws: `ClientError.malformedReply` for an event that is not two frames with a JSON object
     ///   body; the event is consumed, so the next call goes on with the one after it.
     public func next(timeout: Duration?) throws(ClientError) -> LayoutEvent? {
-        let deadline = timeout.map { ContinuousClock.now + $0 }
+        if !received.isEmpty { return received.removeFirst() }
+        return try receive(until: timeout.map { ContinuousClock.now + $0 })
+    }
+
+    private func receive(until deadline: ContinuousClock.Instant?) throws(ClientError) -> LayoutEvent? {
         while true {
             if let frames = try transport({ () throws(ZeroMQError) in try socket.receiveMultipart(flags: .dontWait) }) {
                 guard frames.count == 2 else {

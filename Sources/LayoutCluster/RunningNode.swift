@@ -47,14 +47,14 @@ public final class RunningNode: Sendable, ClientKeyHolder {
         guard let address, !address.isEmpty else { return }
         guard let parsed = OperationsAddress(parsing: address) else {
             stop()
-            throw ServerFailure("http must be host:port, not \(address)")
+            throw ServerError("http must be host:port, not \(address)")
         }
         let server: OperationsServer
         do {
             server = try OperationsServer(address: parsed, routes: routes)
         } catch {
             stop()
-            throw ServerFailure("cannot bind http \(address): \(error)")
+            throw ServerError("cannot bind http \(address): \(error)")
         }
         http.attach(server)
     }

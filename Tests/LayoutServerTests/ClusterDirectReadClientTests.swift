@@ -116,6 +116,12 @@ import ZeroMQ
         for _ in 0..<3 { #expect(try client.query(key: "feed", items: [ItemLocation(section: 0, item: 0)]).ok) }
         let metrics = try PrometheusText(text: try daemon.metrics())
         #expect(metrics.value(#"layoutd_requests_total{op="query"}"#) == 3)
-        #expect(metrics.value(#"layoutd_errors_total{code="unknown_op"}"#) == 1, "one `route`, answered unknown_op")
+        // Answered as a daemon (`role`), counted as an op and never as an error (PROTOCOL.md §11).
+        #expect(metrics.value(#"layoutd_requests_total{op="route"}"#) == 1, "one `route`")
+        #expect((metrics.value(#"layoutd_errors_total{code="unknown_op"}"#) ?? 0) == 0)
+        let answer = try daemon.call(#"{"v":1,"id":7,"op":"route","layout":"feed"}"#)
+        let result = answer["result"] as? [String: Any]
+        #expect(answer["ok"] as? Bool == true && answer["id"] as? Int == 7)
+        #expect(result?["role"] as? String == "daemon" && (result?["workers"] as? [Any])?.isEmpty == true && (result?["keys"] as? [Any])?.isEmpty == true)
     }
 }

@@ -78,7 +78,7 @@ import ZeroMQ
         let daemon = try daemon()
         let dealer = try daemon.dealer()
         try dealer.set(.receiveTimeout, 10_000)
-        let frame = [UInt8](repeating: 0x61, count: IOLoop.maxEnvelopeBytes)
+        let frame = [UInt8](repeating: 0x61, count: FrontSocket.maxEnvelopeBytes)
         _ = try dealer.send(multipart: [frame, [], Array(#"{"v":1,"id":"routed","op":"ping"}"#.utf8)])
         // One answer, behind an empty delimiter only: the oversized frames are not sent back.
         let frames = try #require(try dealer.receiveMultipart())

@@ -19,6 +19,8 @@ extension BrokerCore {
         }
         // `[topic, body]`, and the layout's namespace third when it has one.
         guard frames.count == 2 || frames.count == 3 else { return }
+        // A subscription's confirmation is an answer to one subscriber, not an event of a layout.
+        if SubscriptionConfirmation.token(inTopic: frames[0]) != nil { return }
         eventsPublished += 1
     }
 

@@ -76,7 +76,7 @@ public struct ClusterBroker: Service {
             context.shutdown()
             proxy.waitUntilFinished()
             context.terminate()
-            if let error = error as? JournalError { throw ServerFailure("journal: \(error.message)") }
+            if let error = error as? JournalError { throw ServerError("journal: \(error.message)") }
             throw error
         }
         let health = DaemonHealth()
@@ -84,14 +84,14 @@ public struct ClusterBroker: Service {
         // The journal in use, once there is one (a standby opens it when it takes over): /readyz is 503
         // while it cannot write, since changes are then not acknowledged.
         let journalInUse = Mutex<Journal?>(journaled?.journal)
-        let bound = Mutex<Result<(String, String, String), ServerFailure>?>(nil)
+        let bound = Mutex<Result<(String, String, String), ServerError>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let configuration = self.configuration
         let cluster = self.cluster
         let logger = self.logger
         let thread = Thread {
             // Said once: start() returns when the front is bound (a standby's, or the active broker's).
-            func announce(_ result: Result<(String, String, String), ServerFailure>) {
+            func announce(_ result: Result<(String, String, String), ServerError>) {
                 let first = bound.withLock { value -> Bool in
                     defer { if value == nil { value = result } }
                     return value == nil
@@ -99,15 +99,15 @@ public struct ClusterBroker: Service {
                 if first { ready.signal() }
             }
             var journaledNow = journaled
-            var boundFront: Socket?
+            var boundFront: FrontSocket?
             var keeper: LeaseKeeper?
             do {
                 if let lease {
-                    let standby = try StandbyFront(context: context, configuration: configuration, access: access, lease: lease, mailbox: mailbox, health: health, logger: logger)
+                    let standby = try StandbyFront(context: context, configuration: configuration, access: access, lease: lease, mailbox: mailbox, health: health, stats: stats, logger: logger)
                     announce(.success((standby.endpoint, configuration.statsEndpoint, cluster.backEndpoint)))
                     guard let epoch = standby.serveUntilLeased() else {
                         standby.front.close()
-                        throw ServerFailure("stopped while a standby")
+                        throw ServerError("stopped while a standby")
                     }
                     logger.notice("took the broker lease: active", metadata: ["epoch": "\(epoch)"])
                     boundFront = standby.front
@@ -124,7 +124,7 @@ public struct ClusterBroker: Service {
                 loop.run()
             } catch {
                 journaledNow?.journal.close()
-                announce(.failure(ServerFailure("cannot start: \(error)")))
+                announce(.failure(ServerError("cannot start: \(error)")))
                 if lease != nil && "\(error)" != "stopped while a standby" {
                     logger.error("the broker cannot serve", metadata: ["error": "\(error)"])
                 }
@@ -139,7 +139,7 @@ public struct ClusterBroker: Service {
         thread.name = "layoutd-broker"
         thread.start()
         ready.wait()
-        let endpoints = try bound.withLock { $0 ?? .failure(ServerFailure("the broker did not start")) }.get()
+        let endpoints = try bound.withLock { $0 ?? .failure(ServerError("the broker did not start")) }.get()
         running.setEndpoints(front: endpoints.0, events: proxy.eventsEndpoint, stats: endpoints.1, back: endpoints.2, eventsIn: proxy.eventsInEndpoint)
         // `/metrics` is the stats socket's `metrics` answer, which only the I/O thread can make.
         let metrics: @Sendable () -> [UInt8] = {

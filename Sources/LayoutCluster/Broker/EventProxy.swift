@@ -28,7 +28,7 @@ final class EventProxy: Sendable {
         let captureEndpoint = "inproc://layoutd-broker-\(unique)-capture"
         let controlEndpoint = "inproc://layoutd-broker-\(unique)-control"
         let internalPublishEndpoint = "inproc://layoutd-broker-\(unique)-publish"
-        let bound = Mutex<Result<(String, String), ServerFailure>?>(nil)
+        let bound = Mutex<Result<(String, String), ServerError>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let finished = self.finished
         let thread = Thread {
@@ -63,7 +63,7 @@ final class EventProxy: Sendable {
                 let outEndpoint = (try? xpub.lastEndpoint) ?? eventsEndpoint
                 bound.withLock { $0 = .success((outEndpoint, inEndpoint)) }
             } catch {
-                bound.withLock { $0 = .failure(ServerFailure("cannot bind the events sockets: \(error)")) }
+                bound.withLock { $0 = .failure(ServerError("cannot bind the events sockets: \(error)")) }
                 ready.signal()
                 return
             }
@@ -87,7 +87,7 @@ final class EventProxy: Sendable {
         thread.name = "layoutd-events"
         thread.start()
         ready.wait()
-        let endpoints = try bound.withLock { $0 ?? .failure(ServerFailure("the event proxy did not start")) }.get()
+        let endpoints = try bound.withLock { $0 ?? .failure(ServerError("the event proxy did not start")) }.get()
         self.eventsEndpoint = endpoints.0
         self.eventsInEndpoint = endpoints.1
         self.captureEndpoint = captureEndpoint
@@ -99,10 +99,4 @@ final class EventProxy: Sendable {
     func waitUntilFinished() {
         finished.wait()
     }
-}
-
-/// A failure of a cluster process itself (not of a request).
-public struct ServerFailure: Error, CustomStringConvertible, Sendable {
-    public var description: String
-    public init(_ description: String) { self.description = description }
 }

@@ -44,7 +44,7 @@ struct JournaledRecipes {
                 }
             )
         } catch {
-            throw ServerFailure("journal \(url): \(error.message)")
+            throw ServerError("journal \(url): \(error.message)")
         }
         guard let journal else { return nil }
         var recipes: [(key: LayoutKey, base: Int, bodies: [[UInt8]], epoch: UInt64)] = []

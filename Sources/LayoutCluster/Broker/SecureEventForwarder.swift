@@ -1,4 +1,5 @@
 import LayoutServer
+import LayoutWire
 import ZeroMQ
 
 /// The broker's event stream with CURVE, in place of libzmq's proxy, on the same thread and sockets.
@@ -75,6 +76,11 @@ struct SecureEventForwarder {
         for _ in 0..<256 {
             guard let message = try xpub.receive(flags: .dontWait) else { return }
             guard let filed = gate.file(subscription: message, on: xpub) else { continue }
+            if filed.subscribe, let token = SubscriptionConfirmation.token(inTopic: filed.prefix) {
+                // Filed just now, after the subscriber's earlier subscriptions: all are in effect.
+                let event = SubscriptionConfirmation.event(topic: filed.filed, token: token)
+                _ = try? xpub.send(multipart: [event.topic, event.body], flags: .dontWait)
+            }
             _ = try? capture.send([filed.subscribe ? 1 : 0] + filed.prefix, flags: .dontWait)
         }
     }

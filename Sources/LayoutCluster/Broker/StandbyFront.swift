@@ -12,22 +12,22 @@ import ZeroMQ
 ///
 /// Not Sendable: made, run and closed on one thread, like its socket.
 final class StandbyFront {
-    let front: Socket
+    let front: FrontSocket
     private let lease: BrokerLease
     private let mailbox: Mailbox<BrokerSignal>
     private let logger: Logger
     /// Its loop's passes keep `/healthz` answering 200 (a standby is alive); `/readyz` stays 503.
     private let health: DaemonHealth
     /// The endpoint bound (a `:*` port resolved): the active broker binds it again.
-    let endpoint: String
+    var endpoint: String { front.endpoint }
 
     /// Binds the front as the active broker's will be (the socket is handed over, not bound twice: a
     /// port closed and bound again at once may still be taken, and requests waiting in it would be lost).
-    init(context: Context, configuration: ServerConfiguration, access: AccessControl?, lease: BrokerLease, mailbox: Mailbox<BrokerSignal>, health: DaemonHealth, logger: Logger) throws {
-        front = try Socket(.router, in: context)
-        try BrokerLoop.configureFront(front, configuration: configuration, access: access)
-        try front.bind(configuration.frontEndpoint)
-        self.endpoint = try front.lastEndpoint
+    init(
+        context: Context, configuration: ServerConfiguration, access: AccessControl?, lease: BrokerLease, mailbox: Mailbox<BrokerSignal>,
+        health: DaemonHealth, stats: ServerStats, logger: Logger
+    ) throws {
+        front = try BrokerLoop.makeFront(context: context, configuration: configuration, access: access, stats: stats, logger: logger)
         self.lease = lease
         self.mailbox = mailbox
         self.health = health
@@ -43,6 +43,8 @@ final class StandbyFront {
         var holder: String?
         var announced = false
         var signals: [BrokerSignal] = []
+        var poll = DescriptorPoll([front.fileDescriptor, mailbox.wakeUp.fileDescriptor])
+        var frontPending = true
         while true {
             health.notePass()
             mailbox.takeAll(into: &signals)
@@ -67,19 +69,22 @@ final class StandbyFront {
                 }
                 nextTry = ContinuousClock.now + tryEvery
             }
-            answerWaiting(holder: holder, for: .milliseconds(20))
+            if frontPending { frontPending = answerWaiting(holder: holder) }
+            if front.takeSentSinceLook() { frontPending = true }
+            let untilTry = nextTry - ContinuousClock.now
+            let busy = frontPending || !mailbox.prepareToBlock()
+            guard let ready = try? poll.wait(timeout: busy ? .zero : max(.zero, untilTry)) else { continue }
+            if ready.contains(0) { frontPending = true }
+            if ready.contains(1) { mailbox.wakeUp.drain() }
         }
     }
 
-    /// Answers the requests that arrive within `wait`.
-    private func answerWaiting(holder: String?, for wait: Duration) {
-        let deadline = ContinuousClock.now + wait
-        try? front.set(.receiveTimeout, 20)
-        while ContinuousClock.now < deadline {
-            guard let frames = try? front.receiveMultipart(), frames.count >= 2, let body = frames.last else { continue }
-            let id = body.withUnsafeBytes { RequestDecoder.requestID(in: $0) }
+    /// Answers the requests waiting, as a standby: `unavailable`, so that clients move to the next front
+    /// endpoint at once. True when it stopped at its bound.
+    private func answerWaiting(holder: String?) -> Bool {
+        front.receive(accepting: true) { arrived, _ in
             let error = WireError(.unavailable, "this broker is a standby; the active broker is \(holder ?? "being chosen"): try the next front endpoint")
-            _ = try? front.send(multipart: Array(frames.dropLast()) + [ReplyEncoder.failure(id: id, error: error)], flags: .dontWait)
+            front.send(envelope: arrived.envelope, bytes: FrontReplies.failure(for: arrived.body, error: error))
         }
     }
 }

@@ -84,7 +84,7 @@ public struct ClusterWorker: Service {
         }
         let health = DaemonHealth()
         let running = RunningNode(stop: { mailbox.post(.shutdown) }, health: health, access: directAccess)
-        let bound = Mutex<Result<(stats: String?, direct: String?), ServerFailure>?>(nil)
+        let bound = Mutex<Result<(stats: String?, direct: String?), ServerError>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let configuration = self.configuration
         let cluster = self.cluster
@@ -101,7 +101,7 @@ public struct ClusterWorker: Service {
                 ready.signal()
                 link.run()
             } catch {
-                bound.withLock { $0 = .failure(ServerFailure("cannot start the worker: \(error)")) }
+                bound.withLock { $0 = .failure(ServerError("cannot start the worker: \(error)")) }
                 ready.signal()
             }
             context.terminate()
@@ -110,7 +110,7 @@ public struct ClusterWorker: Service {
         thread.name = "layoutd-worker-io"
         thread.start()
         ready.wait()
-        let endpoints = try bound.withLock { $0 ?? .failure(ServerFailure("the worker did not start")) }.get()
+        let endpoints = try bound.withLock { $0 ?? .failure(ServerError("the worker did not start")) }.get()
         // A worker's front is its direct endpoint, as clients reach it ("" without one).
         running.setEndpoints(front: endpoints.direct ?? "", events: "", stats: endpoints.stats ?? "", back: cluster.joinEndpoint ?? "", eventsIn: cluster.joinEventsEndpoints.joined(separator: ","))
         // The same exposition as the worker's stats socket's `metrics`.

@@ -18,7 +18,7 @@ enum DirectReadReplies {
 
     /// `error`, echoing the id of `body` when it stands in its first 64 KiB.
     static func refusal(_ body: RequestBody, _ error: WireError, op: String) -> JobReply {
-        JobReply(body: ReplyBody(WorkerErrorReplies.failure(body, error)), op: op, errorCode: error.code.rawValue)
+        JobReply(body: ReplyBody(FrontReplies.failure(for: body, error: error)), op: op, errorCode: error.code.rawValue)
     }
 
     static func failure(id: RequestID?, _ error: WireError, copy: LayoutStore.Summary? = nil, op: String) -> JobReply {

@@ -1,3 +1,4 @@
+import LayoutWire
 import Logging
 import ZeroMQ
 
@@ -8,8 +9,8 @@ import ZeroMQ
 ///
 /// Not Sendable: it is created, run and closed on one thread, like the sockets it owns.
 final class IOLoop {
-    private let front: Socket
-    private let statsSocket: Socket
+    private let front: FrontSocket
+    private let statsSocket: StatsResponder
     private let events: Socket
     private let mailbox: Mailbox<IOMessage>
     /// Answers a request here or admits it to the pool.
@@ -21,9 +22,7 @@ final class IOLoop {
     /// Told whether anyone subscribes, so that changes nobody subscribes to make no event.
     private let audience: EventAudience?
     private let logger: Logger
-    private let graceSeconds: Double
-    /// Bodies larger than this are answered `too_large` here, without a worker (`limits.maxMessageBytes`).
-    private let maxMessageBytes: Int64
+    private var drain: ShutdownDrain
     /// What the mailbox held, being delivered; kept between passes so its array is reused.
     private var inbox: [IOMessage] = []
     /// What deliveries made while receiving (before a reply answered here) sent, for the loop to act on.
@@ -34,9 +33,9 @@ final class IOLoop {
     private let gate: AccessGate?
 
     /// The endpoints actually bound (a `:*` port resolved).
-    let frontEndpoint: String
+    var frontEndpoint: String { front.endpoint }
     let eventsEndpoint: String
-    let statsEndpoint: String
+    var statsEndpoint: String { statsSocket.endpoint }
 
     init(
         context: Context, configuration: ServerConfiguration, mailbox: Mailbox<IOMessage>, stats: ServerStats, logger: Logger,
@@ -47,25 +46,18 @@ final class IOLoop {
         health: DaemonHealth = DaemonHealth(),
         audience: EventAudience? = nil
     ) throws {
-        front = try Socket(.router, in: context)
-        statsSocket = try Socket(.router, in: context)
+        front = try FrontSocket(
+            context: context, endpoint: configuration.frontEndpoint, configuration: configuration, access: access,
+            policy: FrontPolicy(roleName: "daemon", maxMessageBytes: configuration.maxMessageBytes), stats: stats, logger: logger
+        )
         events = try Socket(.xpub, in: context)
-        for socket in [front, statsSocket, events] {
-            try socket.set(.linger, 0)
-            try socket.set(.sendHighWaterMark, configuration.sendHighWaterMark)
-        }
-        // Beyond the transport cap libzmq drops the peer; between the limit and the cap the body is
-        // received whole and answered `too_large` (receiveRequests).
-        try front.set(.maxMessageSize, configuration.resolvedMaxTransportBytes)
-        try statsSocket.set(.maxMessageSize, 64 * 1024)
-        if let access { try AccessGate.secure(front: front, events: events, stats: statsSocket, with: access) }
-        gate = access.map { AccessGate(access: $0) }
-        try front.bind(configuration.frontEndpoint)
+        try events.set(.linger, 0)
+        try events.set(.sendHighWaterMark, configuration.sendHighWaterMark)
+        if let access { try AccessGate.secureEvents(events, with: access) }
         try events.bind(configuration.eventsEndpoint)
-        try statsSocket.bind(configuration.statsEndpoint)
-        frontEndpoint = try front.lastEndpoint
         eventsEndpoint = try events.lastEndpoint
-        statsEndpoint = try statsSocket.lastEndpoint
+        statsSocket = try StatsResponder(context: context, endpoint: configuration.statsEndpoint, sendHighWaterMark: configuration.sendHighWaterMark, access: access)
+        gate = access.map { AccessGate(access: $0) }
         self.mailbox = mailbox
         self.desk = desk
         self.statsAnswer = statsAnswer
@@ -74,8 +66,7 @@ final class IOLoop {
         self.stats = stats
         self.audience = audience
         self.logger = logger
-        self.graceSeconds = configuration.shutdownGraceSeconds
-        self.maxMessageBytes = configuration.maxMessageBytes
+        drain = ShutdownDrain(graceSeconds: configuration.shutdownGraceSeconds)
     }
 
     /// Serves until a `.shutdown` message has arrived and every admitted request is answered
@@ -83,10 +74,7 @@ final class IOLoop {
     func run() {
         var poll: DescriptorPoll
         do {
-            poll = DescriptorPoll([
-                try front.get(.fileDescriptor), try statsSocket.get(.fileDescriptor), try events.get(.fileDescriptor),
-                mailbox.wakeUp.fileDescriptor,
-            ])
+            poll = DescriptorPoll([front.fileDescriptor, statsSocket.fileDescriptor, try events.get(.fileDescriptor), mailbox.wakeUp.fileDescriptor])
         } catch {
             logger.error("cannot read the sockets' descriptors; stopping", metadata: ["error": "\(error)"])
             close()
@@ -99,32 +87,30 @@ final class IOLoop {
         var frontPending = true
         var statsPending = true
         var eventsPending = true
-        var drainingSince: ContinuousClock.Instant?
 
         while true {
             health.notePass()
-            if frontPending { frontPending = receiveRequests(accepting: drainingSince == nil) }
+            if frontPending { frontPending = receiveRequests() }
             // Every pass sends what the workers have posted, woken for it or not: the replies to a
             // batch of requests leave together.
             var delivered = deliverMailbox()
             delivered.formUnion(deliveredWhileReceiving)
             deliveredWhileReceiving = Delivered()
-            if delivered.replies { frontPending = true }
+            if front.takeSentSinceLook() { frontPending = true }
             if delivered.events { eventsPending = true }
-            if statsPending { statsPending = answerStats() }
+            if statsPending { statsPending = statsSocket.answerWaiting(statsAnswer) }
             if eventsPending { eventsPending = receiveSubscriptions() }
-            if delivered.shutdown, drainingSince == nil {
-                drainingSince = .now
+            if delivered.shutdown, drain.begin() {
                 logger.info("shutting down: answering admitted requests")
             }
-            if let since = drainingSince {
+            if !drain.isAccepting {
                 if isIdle() {
                     _ = deliverMailbox()
                     // Requests that arrived after the last look are answered `busy`, not left to time out.
-                    while receiveRequests(accepting: false) {}
+                    while receiveRequests() {}
                     break
                 }
-                if ContinuousClock.now - since > .seconds(graceSeconds) {
+                if drain.isOverGrace() {
                     logger.warning("shutdown grace period over with requests unanswered")
                     break
                 }
@@ -134,7 +120,7 @@ final class IOLoop {
             let busy = frontPending || statsPending || eventsPending || !mailbox.prepareToBlock()
             let ready: DescriptorPoll.Ready
             do {
-                ready = try poll.wait(timeout: busy ? .zero : drainingSince == nil ? .seconds(1) : .milliseconds(20))
+                ready = try poll.wait(timeout: drain.pollTimeout(busy: busy, serving: .seconds(1)))
             } catch {
                 logger.error("poll failed; stopping", metadata: ["error": "\(error)"])
                 break
@@ -147,105 +133,25 @@ final class IOLoop {
         close()
     }
 
-    /// The routing frames (all but the body) a request may carry, in bytes: ROUTER's routing id (at most
-    /// 255 bytes), REQ's empty delimiter, and whatever small frames a DEALER client adds.
-    static let maxEnvelopeBytes = 64 * 1024
-
-    /// Receives what is waiting on the front socket, a bounded batch at a time so the other sockets
-    /// are not starved; true when it stopped at the bound (more may be waiting).
-    private func receiveRequests(accepting: Bool) -> Bool {
-        for _ in 0..<256 {
-            var envelope = Envelope()
-            var envelopeBytes = 0
-            let body: RequestBody
-            do {
-                // Frames as they come: the routing frames are copied into one envelope, and the body
-                // stays in its message.
-                guard var frame = try front.receive(flags: .dontWait) else { return false }
-                // The envelope ends at the first empty frame (the delimiter) or, without one, before
-                // the last frame; frames after a delimited body are its attachments (PROTOCOL.md §1).
-                var delimited = false
-                while frame.more && !delimited {
-                    delimited = frame.count == 0
-                    envelopeBytes += frame.count
-                    if envelopeBytes <= Self.maxEnvelopeBytes { frame.withUnsafeBytes { envelope.append($0) } }
-                    // The rest of a multipart message is already there: libzmq delivers it whole.
-                    frame = try front.receiveFollowingFrame()
-                }
-                var attachments: [RequestBody] = []
-                var more = frame.more
-                while more {
-                    let attachment = try front.receiveFollowingFrame()
-                    more = attachment.more
-                    attachments.append(RequestBody(attachment))
-                }
-                if let gate {
-                    // With CURVE: who sent it, from the connection's User-Id; a key taken off the
-                    // list meanwhile gets nothing.
-                    guard let caller = gate.caller(of: frame) else { continue }
-                    body = RequestBody(frame, caller: caller, attachments: attachments)
-                } else {
-                    body = RequestBody(frame, attachments: attachments)
-                }
-            } catch {
-                logger.warning("front receive failed", metadata: ["error": "\(error)"])
-                return false
-            }
-            guard !envelope.isEmpty else { continue }
-            guard envelopeBytes <= Self.maxEnvelopeBytes else {
-                // A reply cannot carry these frames back (copying them would stall every other client),
-                // but the client still gets its one answer: addressed to its routing id alone, behind
-                // an empty delimiter, as a DEALER or REQ client reads it.
-                stats.recordRequest(op: "unknown", micros: 0, errorCode: "too_large")
-                logger.warning("request refused: its routing frames are over the limit", metadata: ["bytes": "\(envelopeBytes)", "limit": "\(Self.maxEnvelopeBytes)"])
-                let routingID = envelope.frames.first ?? []
-                send(envelope: Envelope([routingID, []]), body: ErrorReplies.tooLarge(routingFrameBytes: envelopeBytes, for: body, limit: Self.maxEnvelopeBytes))
-                continue
-            }
-            if Int64(body.totalCount) > maxMessageBytes {
-                // Checked before anything else: the same request would be too large after a retry too.
-                stats.recordRequest(op: "unknown", micros: 0, errorCode: "too_large")
-                send(envelope: envelope, body: ErrorReplies.tooLarge(for: body, limit: maxMessageBytes))
-            } else if !accepting {
-                send(envelope: envelope, body: ErrorReplies.busy(for: body, message: "the daemon is shutting down"))
-            } else {
-                switch desk.look(at: body, envelope: envelope) {
-                case .answered(let reply, let afterPosted):
-                    // Replies a worker posted for earlier ops on the same layout go first, as they
-                    // would if the pool had answered this one too.
-                    if afterPosted { deliveredWhileReceiving.formUnion(deliverMailbox()) }
-                    send(envelope: envelope, body: reply)
-                case .pool(let pending):
-                    if !desk.admit(pending) {
-                        stats.recordRequest(op: "unknown", micros: 0, errorCode: "busy")
-                        send(envelope: envelope, body: ErrorReplies.busy(for: body, message: "the request queue is full; retry later"))
-                    }
+    /// Receives what is waiting on the front socket, a bounded batch at a time; true when it stopped at
+    /// the bound (more may be waiting).
+    private func receiveRequests() -> Bool {
+        front.receive(accepting: drain.isAccepting) { arrived, _ in
+            let envelope = arrived.envelope
+            let body = arrived.requestBody()
+            switch desk.look(at: body, envelope: envelope) {
+            case .answered(let reply, let afterPosted):
+                // Replies a worker posted for earlier ops on the same layout go first, as they
+                // would if the pool had answered this one too.
+                if afterPosted { deliveredWhileReceiving.formUnion(deliverMailbox()) }
+                front.send(envelope: envelope, body: reply)
+            case .pool(let pending):
+                if !desk.admit(pending) {
+                    stats.recordRequest(op: "unknown", micros: 0, errorCode: "busy")
+                    front.send(envelope: envelope, bytes: FrontReplies.busy(for: body, message: "the request queue is full; retry later"))
                 }
             }
         }
-        return true
-    }
-
-    /// Answers waiting stats requests; true when it stopped at its bound (more may be waiting).
-    private func answerStats() -> Bool {
-        for _ in 0..<64 {
-            if let gate {
-                // With CURVE, only a key listed as admin now: the request is read as a message for
-                // its User-Id.
-                guard let received = try? statsSocket.receiveMultipartMessage(flags: .dontWait) else { return false }
-                let head = received.head
-                guard gate.admitsStats(received.last), !head.isEmpty else { continue }
-                let answer = statsAnswer(StatsRequestKind(body: received.last.bytes))
-                _ = try? statsSocket.send(multipart: head + [answer], flags: .dontWait)
-                continue
-            }
-            guard let frames = try? statsSocket.receiveMultipart(flags: .dontWait) else { return false }
-            // A message without an envelope cannot be answered: dropped.
-            guard frames.count >= 2, let body = frames.last else { continue }
-            let answer = statsAnswer(StatsRequestKind(body: body))
-            _ = try? statsSocket.send(multipart: Array(frames.dropLast()) + [answer], flags: .dontWait)
-        }
-        return true
     }
 
     /// XPUB delivers `0x01 topic` on a first subscription and `0x00 topic` when the last one leaves.
@@ -254,15 +160,23 @@ final class IOLoop {
         for _ in 0..<256 {
             let kind: UInt8
             let topic: [UInt8]
+            // The topic as the subscriber receives events under it (with CURVE, behind its key).
+            let received: [UInt8]
             if let gate {
                 // With CURVE the XPUB is manual: the gate files each subscription for its subscriber.
                 guard let message = try? events.receive(flags: .dontWait) else { return false }
                 guard let filed = gate.file(subscription: message, on: events) else { continue }
-                (kind, topic) = (filed.subscribe ? 1 : 0, filed.prefix)
+                (kind, topic, received) = (filed.subscribe ? 1 : 0, filed.prefix, filed.filed)
             } else {
                 guard let frame = try? events.receiveBytes(flags: .dontWait) else { return false }
                 guard let first = frame.first else { continue }
                 (kind, topic) = (first, Array(frame.dropFirst()))
+                received = topic
+            }
+            if kind == 1, let token = SubscriptionConfirmation.token(inTopic: topic) {
+                // Read in order after the same socket's earlier subscriptions, which are in effect now.
+                let event = SubscriptionConfirmation.event(topic: received, token: token)
+                _ = try? events.send(multipart: [event.topic, event.body], flags: .dontWait)
             }
             if kind == 1 {
                 subscriptions[topic, default: 0] += 1
@@ -298,7 +212,7 @@ final class IOLoop {
         for message in inbox {
             switch message {
             case .reply(let reply):
-                send(envelope: reply.envelope, body: reply.body)
+                front.send(envelope: reply.envelope, body: reply.body)
                 delivered.replies = true
             case .event(let namespace, let topic, let body):
                 do {
@@ -321,33 +235,13 @@ final class IOLoop {
         return delivered
     }
 
-    private func send(envelope: Envelope, body: [UInt8]) {
-        send(envelope: envelope, body: ReplyBody(body))
-    }
-
-    private func send(envelope: Envelope, body: ReplyBody) {
-        do {
-            // A peer that went away or stopped reading (high-water mark) loses its reply; the daemon
-            // must never block on one client. Only the first frame can meet a full queue: libzmq queues
-            // a multipart message whole or not at all.
-            let front = self.front
-            let headSent = try envelope.forEachFrame { (frame) throws(ZeroMQError) -> Bool in
-                try front.send(frame, flags: [.dontWait, .sendMore])
-            }
-            guard headSent else { return }
-            _ = try body.send(on: front, flags: .dontWait)
-        } catch {
-            logger.debug("reply not sent", metadata: ["error": "\(error)"])
-        }
-    }
-
     private func close() {
-        // A short linger lets the last replies leave before the context terminates; bounded, so it cannot hang.
-        try? front.set(.linger, 1000)
-        try? events.set(.linger, 1000)
+        // A short linger lets the last replies and events leave before the context terminates; bounded,
+        // so it cannot hang.
         front.close()
-        statsSocket.close()
+        try? events.set(.linger, 1000)
         events.close()
+        statsSocket.close()
     }
 }
 

@@ -49,6 +49,10 @@ public struct RequestHandler: JobHandler {
                 let kept = request.operation.changesLayout ? durable.map { JournaledBody(body, logged: $0.journal.writesALog) } : nil
                 return .run(Admitted(request: request, caller: caller, body: kept), key: key?.schedulingKey)
             } catch {
+                if error.code == .unknownOperation, RouteRequest(scanning: bytes) != nil {
+                    let reply = ReplyBody(StandaloneRoute.reply(id: RequestDecoder.requestID(in: bytes)))
+                    return .reply(JobReply(body: reply, op: "route", errorCode: nil))
+                }
                 let reply = ReplyBody(ReplyEncoder.failure(id: RequestDecoder.requestID(in: bytes), error: error))
                 // Counted under its op when it names a valid one (PROTOCOL.md §8), as a broker counts it.
                 let op = RequestRoute(scanning: bytes).operation?.rawValue ?? "unknown"

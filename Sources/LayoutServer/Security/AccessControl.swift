@@ -20,7 +20,7 @@ public final class AccessControl: Sendable {
     private let lastWarnings = Mutex<[String: ContinuousClock.Instant]>([:])
 
     /// Reads the server's secret key and the allow-list.
-    init(serverSecretKeyPath: String, clientKeysPath: String, stats: ServerStats, logger: Logger) throws(KeyFileError) {
+    package init(serverSecretKeyPath: String, clientKeysPath: String, stats: ServerStats, logger: Logger) throws(KeyFileError) {
         serverKeys = try KeyFiles.serverKeys(at: serverSecretKeyPath)
         self.clientKeysPath = clientKeysPath
         clients = Mutex(try KeyFiles.clientKeys(at: clientKeysPath))
@@ -125,11 +125,11 @@ enum ZAPDecision: Sendable, Hashable {
 }
 
 /// The ZAP domains of the daemon's sockets, so that one handler can tell them apart.
-enum ZAPDomain {
-    static let front = "front"
+package enum ZAPDomain {
+    package static let front = "front"
     static let events = "events"
     static let stats = "stats"
     /// A cluster broker's back ROUTER and events-in XSUB: workers only (admin keys).
-    static let back = "back"
-    static let eventsIn = "eventsIn"
+    package static let back = "back"
+    package static let eventsIn = "eventsIn"
 }

@@ -51,7 +51,7 @@ public struct AccessGate {
 
     /// A CURVE server with the server's key, asking the ZAP handler under `domain`, and monitored for
     /// handshakes that fail before reaching the handler (which reads that monitor too).
-    static func secure(_ socket: Socket, domain: String, with access: AccessControl) throws(ZeroMQError) {
+    package static func secure(_ socket: Socket, domain: String, with access: AccessControl) throws(ZeroMQError) {
         try socket.makeCurveServer(secretKey: access.serverKeys.secretKey)
         try socket.set(.zapDomain, domain)
         try socket.monitor(ZAPHandler.monitorEndpoint(domain), events: [.handshakeFailedProtocol, .handshakeFailedNoDetail])
@@ -85,14 +85,15 @@ public struct AccessGate {
 
     /// Files a subscription message (`0x01 prefix` or `0x00 prefix`) received on the manual XPUB
     /// `events`: the subscriber's key, then `prefix` unless it starts with that key already. Returns
-    /// the prefix as received, for the subscription count.
-    public func file(subscription message: borrowing Message, on events: Socket) -> (subscribe: Bool, prefix: [UInt8])? {
+    /// the prefix as received, for the subscription count, and as filed (what the subscriber receives
+    /// an event under).
+    public func file(subscription message: borrowing Message, on events: Socket) -> (subscribe: Bool, prefix: [UInt8], filed: [UInt8])? {
         let frame = message.bytes
         guard let kind = frame.first, kind <= 1 else { return nil }
         let prefix = Array(frame.dropFirst())
         // Unsubscriptions libzmq makes for a departed subscriber carry no metadata, and libzmq has
         // already removed what was filed for it: nothing to do.
-        guard let userID = message.userID else { return (kind == 1, prefix) }
+        guard let userID = message.userID else { return (kind == 1, prefix, prefix) }
         let key = Array(userID.utf8)
         let filed = prefix.starts(with: key) ? prefix : key + prefix
         if kind == 1 {
@@ -105,7 +106,7 @@ public struct AccessGate {
             // Always honoured, even for a key taken off the list meanwhile.
             try? events.set(.unsubscribe, filed)
         }
-        return (kind == 1, prefix)
+        return (kind == 1, prefix, filed)
     }
 
     /// Publishes an event of `namespace` once under each of its keys; returns whether any key has it.

@@ -2,10 +2,10 @@ import Foundation
 import ZeroMQ
 
 /// Reading the daemon's key files.
-enum KeyFiles {
+package enum KeyFiles {
     /// The server's key pair from `security.serverSecretKeyFile`: the first line that is not blank or a
     /// comment holds the secret key in Z85 (as `layoutctl keygen` writes it); the public key is derived.
-    static func serverKeys(at path: String) throws(KeyFileError) -> CurveKeyPair {
+    package static func serverKeys(at path: String) throws(KeyFileError) -> CurveKeyPair {
         let text = try contents(of: path)
         for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let word = line.split(whereSeparator: \.isWhitespace).first
@@ -24,7 +24,7 @@ enum KeyFiles {
 
     /// A public key from a file whose first line that is not blank or a comment holds it in Z85 (as
     /// `layoutctl keygen` writes the `.pub` file).
-    static func publicKey(at path: String) throws(KeyFileError) -> CurveKey {
+    package static func publicKey(at path: String) throws(KeyFileError) -> CurveKey {
         let text = try contents(of: path)
         for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let word = line.split(whereSeparator: \.isWhitespace).first

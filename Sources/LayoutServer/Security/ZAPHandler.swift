@@ -13,7 +13,7 @@ import ZeroMQ
 /// stay bound while they live: libzmq 4.3 admits *every* client that knows the server's public key when
 /// no handler is bound. So `start` returns only once it is bound, and the thread closes it only when
 /// the context is terminated, which happens after the I/O thread has closed the daemon's sockets.
-enum ZAPHandler {
+package enum ZAPHandler {
     /// Where libzmq looks for a context's ZAP handler.
     static let endpoint = "inproc://zeromq.zap.01"
 
@@ -23,11 +23,11 @@ enum ZAPHandler {
     }
 
     /// The domains whose sockets are monitored: the single daemon's.
-    static let domains = [ZAPDomain.front, ZAPDomain.events, ZAPDomain.stats]
+    package static let domains = [ZAPDomain.front, ZAPDomain.events, ZAPDomain.stats]
 
     /// Binds the handler in `context` and serves it on a new thread until the context is terminated.
     /// Returns once it is bound.
-    static func start(context: Context, access: AccessControl, domains: [String] = domains, logger: Logger) throws(ServerError) {
+    package static func start(context: Context, access: AccessControl, domains: [String] = domains, logger: Logger) throws(ServerError) {
         let bound = Handoff<Result<Void, ServerError>>()
         let thread = Thread {
             let zap: Socket

@@ -28,6 +28,9 @@ struct WatchCommand: ParsableCommand {
     func run() throws {
         do {
             let subscriber = try EventSubscriber(endpoint: options.eventsEndpoint, prefixes: prefixes.isEmpty ? [""] : prefixes, curve: options.curveCredentials())
+            // Said on standard error once the subscriptions are in effect, so that a script may start the
+            // changes it watches for then and miss none (PROTOCOL.md §7).
+            if try subscriber.confirmSubscriptions(timeout: .seconds(5)) { Console.printError("subscribed") }
             var versions = VersionTracker()
             var received = 0
             while count.map({ received < $0 }) ?? true {
@@ -39,6 +42,8 @@ struct WatchCommand: ParsableCommand {
                     Console.printError("warning: skipped an event: \(reason)")
                     continue
                 }
+                // Other subscribers' confirmations reach a subscriber of every topic: not a layout's event.
+                if event.kind == "subscribed" { continue }
                 received += 1
                 if options.json {
                     Console.print(bytes: event.bytes)

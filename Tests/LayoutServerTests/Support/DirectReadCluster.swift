@@ -15,10 +15,11 @@ final class DirectReadCluster {
     /// Each worker's own stats socket, by name.
     private(set) var workerStatsEndpoints: [String: String] = [:]
 
-    init(workers names: [String]) throws {
+    init(workers names: [String], configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         var configuration = ServerConfiguration()
         configuration.useFreeLoopbackPorts()
         configuration.workers = 2
+        configure(&configuration)
         var logger = Logger(label: "layoutd-test")
         logger.logLevel = .warning
         context = try Context()

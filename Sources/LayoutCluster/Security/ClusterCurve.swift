@@ -1,7 +1,8 @@
+import LayoutServer
 import Logging
 import ZeroMQ
 
-/// CURVE on a cluster's broker (LayoutCluster): its client sockets are secured exactly as the single
+/// CURVE on a cluster's broker: its client sockets are secured exactly as the single
 /// daemon's (`AccessGate`), and its back ROUTER and events-in XSUB are CURVE servers with the same key
 /// (`security.serverSecretKeyFile`), admitting only the admin keys of its allow-list
 /// (`security.clientKeysFile`) through the same ZAP handler; a worker connects with a key pair of its own
@@ -13,12 +14,9 @@ public enum ClusterCurve {
     public static func startBrokerAccess(
         configuration: ServerConfiguration, context: Context, stats: ServerStats, logger: Logger
     ) throws -> AccessControl? {
-        guard let secretKeyFile = configuration.serverSecretKeyFile, let clientKeysFile = configuration.clientKeysFile else { return nil }
-        guard zeroMQSupportsCurve else {
-            throw ServerError("security is configured, but this libzmq was built without CURVE (zmq_has(\"curve\") is false)")
-        }
-        let access = try AccessControl(serverSecretKeyPath: secretKeyFile, clientKeysPath: clientKeysFile, stats: stats, logger: logger)
-        try ZAPHandler.start(context: context, access: access, domains: ZAPHandler.domains + [ZAPDomain.back, ZAPDomain.eventsIn], logger: logger)
+        guard let clientKeysFile = configuration.clientKeysFile,
+            let access = try access(configuration: configuration, context: context, stats: stats, domains: ZAPHandler.domains + [ZAPDomain.back, ZAPDomain.eventsIn], logger: logger)
+        else { return nil }
         logger.info("CURVE on: only listed clients are admitted, and only listed admin keys join as workers", metadata: [
             "serverPublicKey": "\(access.serverKeys.publicKey.z85)", "clientKeys": "\(access.summary.keys)", "admins": "\(access.summary.admins)",
         ])
@@ -36,12 +34,20 @@ public enum ClusterCurve {
     public static func startDirectAccess(
         configuration: ServerConfiguration, context: Context, stats: ServerStats, logger: Logger
     ) throws -> AccessControl? {
+        try access(configuration: configuration, context: context, stats: stats, domains: [ZAPDomain.front], logger: logger)
+    }
+
+    /// The keys and allow-list of `security`, with a ZAP handler for `domains` started in `context`; nil
+    /// without `security` configured.
+    private static func access(
+        configuration: ServerConfiguration, context: Context, stats: ServerStats, domains: [String], logger: Logger
+    ) throws -> AccessControl? {
         guard let secretKeyFile = configuration.serverSecretKeyFile, let clientKeysFile = configuration.clientKeysFile else { return nil }
         guard zeroMQSupportsCurve else {
             throw ServerError("security is configured, but this libzmq was built without CURVE (zmq_has(\"curve\") is false)")
         }
         let access = try AccessControl(serverSecretKeyPath: secretKeyFile, clientKeysPath: clientKeysFile, stats: stats, logger: logger)
-        try ZAPHandler.start(context: context, access: access, domains: [ZAPDomain.front], logger: logger)
+        try ZAPHandler.start(context: context, access: access, domains: domains, logger: logger)
         return access
     }
 
