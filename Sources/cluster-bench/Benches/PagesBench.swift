@@ -26,8 +26,15 @@ struct PagesBench {
         try cluster(goals: &goals)
     }
 
+    /// A daemon with the default journal (SQLite, async), in a folder of its own: stats then report the
+    /// journal's keys, which they used to count by walking its index.
     private func single(goals: inout Goals) throws {
-        let daemon = try Nodes.daemon(workers: cores)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pages-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = Nodes.configuration(workers: cores)
+        configuration.journalURL = .sqlite(path: folder.appendingPathComponent("layoutd.db").path)
+        let daemon = try LayoutDaemon(configuration: configuration, logger: Nodes.logger).start()
         defer { daemon.stop() }
         let front = try Client(endpoint: daemon.frontEndpoint, context: context)
         defer { front.close() }
@@ -38,7 +45,7 @@ struct PagesBench {
             let page = try pageLatencies(front, keys: count)
             let stats = try statsLatencies(daemon.statsEndpoint)
             emit([
-                "bench": "pages", "server": "daemon", "keys": .int(count), "pageSize": .int(Self.pageSize),
+                "bench": "pages", "server": "daemon", "journal": "sqlite", "keys": .int(count), "pageSize": .int(Self.pageSize),
                 "pageP50Millis": .figure(page.p50), "pageP99Millis": .figure(page.p99),
                 "unpagedListMillis": .figure(try unpagedLatency(front)),
                 "statsP50Millis": .figure(stats.p50), "statsMaxMillis": .figure(stats.max),
