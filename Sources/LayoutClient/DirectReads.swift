@@ -3,12 +3,13 @@
 public enum DirectReads: Sendable, Hashable {
     /// `query` goes to the key's owner when the broker's route table names one with a direct endpoint,
     /// with the key's epoch and the newest version this client has seen of it (`minVersion`); on any
-    /// doubt (no table, no entry, a timeout, `moved`, `behind`) it goes to the front endpoint instead. A
-    /// single daemon answers `route` with `unknown_op`, after which the client never asks again.
+    /// doubt (no entry, a timeout, `moved`, `behind`) it goes to the front endpoint instead. Each key's
+    /// route is looked up alone (`route` with its `layout`) on its first read, and again after a `moved`
+    /// or a timeout, or after this client prepared or dropped it: never the whole table. A single daemon
+    /// answers `route` with `role` "daemon" (an older one with `unknown_op`), after which the client
+    /// never asks again.
     case automatic
-    /// As `automatic`, but each key's route is asked for alone (`route` with its `layout`) on its first
-    /// read, instead of the whole table: for short-lived clients that read a few keys of a large cluster,
-    /// such as layoutctl, where a table of every key would cost more than the reads it routes.
+    /// The same as `automatic` (which once fetched the whole table, when this looked keys up alone).
     case automaticByKey
     /// Every request goes to the front endpoint, as before direct reads.
     case off
@@ -52,15 +53,12 @@ struct RouteTable {
 
 /// What a client keeps to route reads by itself. Owned by its `LayoutClient`, on one thread.
 struct DirectRouter {
-    /// Nil until fetched, and again after a `moved` or a timeout: the next read fetches it.
-    var table: RouteTable? {
-        didSet { if table == nil { keysLookedUp = [] } }
-    }
-    /// With `DirectReads.automaticByKey`: the keys whose route this table holds the answer for (an
-    /// entry, or none when the broker listed none).
+    /// The routes looked up so far.
+    var table = RouteTable()
+    /// The keys whose route `table` holds the answer for (an entry, or none when the broker listed none).
     var keysLookedUp: Set<String> = []
-    /// Keys the table may be wrong about (prepared by this client since it was fetched): looked up
-    /// alone before their next read.
+    /// Keys the table may be wrong about (prepared or dropped by this client, or answered `moved`):
+    /// looked up alone before their next read.
     var keysToLookUp: Set<String> = []
     /// The newest version this client has seen of each key, in a change's reply or a read's: the
     /// `minVersion` of its next read, direct or through the front, so its reads never go back.
@@ -69,4 +67,13 @@ struct DirectRouter {
     var frontHasNoRoutes = false
     /// A DEALER per direct endpoint, made on first use.
     var connections: [String: DealerConnection] = [:]
+
+    /// Forgets the routes of the keys owned at `endpoint` (it did not answer in time): each is looked up
+    /// again on its next read.
+    mutating func forgetKeys(at endpoint: String) {
+        for (key, entry) in table.entries where entry.endpoint == endpoint {
+            table.forget(key)
+            keysLookedUp.remove(key)
+        }
+    }
 }

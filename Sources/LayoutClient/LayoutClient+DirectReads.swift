@@ -13,16 +13,18 @@ extension LayoutClient {
         let request = try makeRequest("query", fields: fields)
         let connection = try directConnection(to: endpoint)
         guard let body = try attempt(request.body, id: request.id, on: connection) else {
-            // No answer in time: the worker may be gone. The late reply must not meet the next read.
+            // No answer in time: the worker may be gone. The late reply must not meet the next read, and
+            // every key routed there is looked up again on its next read.
             try connection.reconnect()
-            router.table = nil
+            router.forgetKeys(at: endpoint)
             return nil
         }
         var reply = try Reply(body: body)
         reply.directEndpoint = endpoint
         switch reply.error?.code {
         case .moved?:
-            router.table = nil
+            // One lookup of this key before its next read, not a table.
+            router.keysToLookUp.insert(key)
             return nil
         case .behind?, .readOnly?:
             return nil
@@ -46,36 +48,24 @@ extension LayoutClient {
 
     private static let opsNamingTheKeysVersion: Set<String> = ["query", "prepare", "bounds", "update", "diff", "drop"]
 
-    /// The table's entry for `key`: the table fetched first when there is none, the key looked up alone
-    /// when this client changed who may own it.
+    /// The table's entry for `key`, looked up alone (`route` with its `layout`) on its first read and
+    /// again after this client changed who may own it or its read was answered `moved`: never the whole
+    /// table, whose size grows with the keys.
     private func routeEntry(for key: String) throws(ClientError) -> RouteTable.Entry? {
-        if directReads == .automaticByKey {
-            if router.table == nil { router.table = RouteTable() }
-            if !router.keysLookedUp.contains(key) || router.keysToLookUp.contains(key) {
-                guard let alone = try fetchRoutes(layout: key) else { return nil }
-                router.table?.merge(alone, asked: [key])
-                router.keysLookedUp.insert(key)
-                router.keysToLookUp.remove(key)
-            }
-            return router.table?.entries[key]
-        }
-        if router.table == nil {
-            guard let table = try fetchRoutes(layout: nil) else { return nil }
-            router.table = table
-            router.keysToLookUp = []
-        }
-        if router.keysToLookUp.contains(key) {
-            guard let alone = try fetchRoutes(layout: key) else { return nil }
-            router.table?.merge(alone, asked: [key])
+        if !router.keysLookedUp.contains(key) || router.keysToLookUp.contains(key) {
+            guard let alone = try fetchRoutes(layouts: [key]) else { return nil }
+            router.table.merge(alone, asked: [key])
+            router.keysLookedUp.insert(key)
             router.keysToLookUp.remove(key)
         }
-        return router.table?.entries[key]
+        return router.table.entries[key]
     }
 
-    /// `route` at the front; nil when it gave no table. A single daemon says so (`role` "daemon", or
-    /// `unknown_op` from one older than that member), and is never asked again.
-    private func fetchRoutes(layout: String?) throws(ClientError) -> RouteTable? {
-        let reply = try call("route", fields: layout.map { ["layout": $0] } ?? [:])
+    /// `route` at the front for `layouts`; nil when it gave no table (remembering a single daemon: its
+    /// `role` says so, or an older one's `unknown_op`).
+    private func fetchRoutes(layouts: [String]) throws(ClientError) -> RouteTable? {
+        let fields: [String: Any] = layouts.count == 1 ? ["layout": layouts[0]] : ["layouts": layouts]
+        let reply = try call("route", fields: fields)
         guard reply.ok else {
             if reply.error?.code == .unknownOp { router.frontHasNoRoutes = true }
             return nil

@@ -85,9 +85,30 @@ extension LayoutClient {
         try call("drop", fields: Self.change(["layout": key], ifVersion: ifVersion))
     }
 
-    /// `list`: the kept layouts with their versions, item counts and sizes.
-    public func list() throws(ClientError) -> Reply {
-        try call("list")
+    /// `list`: the kept layouts with their versions, item counts and sizes, in key order: one page of at
+    /// most `limit` of them (10,000 without one), starting after the key `after` (a page's `next`) and
+    /// only keys starting with `prefix`. The reply's `next` is present when more remain.
+    public func list(after: String? = nil, limit: Int? = nil, prefix: String? = nil) throws(ClientError) -> Reply {
+        var fields: [String: Any] = [:]
+        if let after { fields["after"] = after }
+        if let limit { fields["limit"] = limit }
+        if let prefix { fields["prefix"] = prefix }
+        return try call("list", fields: fields)
+    }
+
+    /// Every kept layout (starting with `prefix`), page after page of `pageSize` (10,000 without one):
+    /// the pages' entries in key order, and the error that ended the walk early, if one did (the entries
+    /// are then those of the pages before it).
+    public func listAll(prefix: String? = nil, pageSize: Int? = nil) throws(ClientError) -> (layouts: [AnyJSONObject], error: ReplyError?) {
+        var entries: [AnyJSONObject] = []
+        var after: String?
+        repeat {
+            let reply = try list(after: after, limit: pageSize, prefix: prefix)
+            if let error = reply.error { return (entries, error) }
+            entries += reply.result.objects("layouts") ?? []
+            after = reply.result.string("next")
+        } while after != nil
+        return (entries, nil)
     }
 
     /// `update`: applies a batch (`{"delete":[s,i]}`, `{"insert":[s,i],"item":{…}}`, ...) to layout

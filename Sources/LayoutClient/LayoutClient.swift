@@ -76,8 +76,8 @@ public final class LayoutClient {
     /// answer is the reply, as with `init(endpoint:context:timeout:curve:)`.
     ///
     /// With `directReads` `.automatic` (the default), a `query` against a cluster's broker goes to the
-    /// worker that owns its key when the broker's route table names one (see `DirectReads`);
-    /// `.automaticByKey` looks each key up alone; `.off` sends everything to the front endpoints.
+    /// worker that owns its key when the broker's route table names one, looked up key by key (see
+    /// `DirectReads`); `.off` sends everything to the front endpoints.
     ///
     /// - Throws: `ClientError.invalidInput` for an empty list or an empty endpoint.
     public init(

@@ -1,3 +1,5 @@
+import LayoutWire
+
 /// Which request bodies may be sent again, to another endpoint, after their answer was lost (a timeout)
 /// or refused by a standby: the rule of PROTOCOL.md §5, "Changes at most once".
 ///
@@ -5,8 +7,6 @@
 enum ResendRule {
     /// Ops that change nothing: a second copy is harmless (`route` is a broker's, answered by itself).
     static let readOnlyOps: Set<String> = ["ping", "layout", "query", "list", "route"]
-    /// Ops that change a layout; the daemon checks `ifVersion` on every one of them.
-    static let changeOps: Set<String> = ["prepare", "bounds", "update", "diff", "drop"]
 
     /// Whether `body` may be sent again: a read-only op always, a change only with an `ifVersion` (a
     /// second copy then finds the version moved on and is refused instead of applied twice), anything
@@ -14,7 +14,7 @@ enum ResendRule {
     static func allowsResending(_ body: [UInt8]) -> Bool {
         guard let op = op(of: body) else { return false }
         if readOnlyOps.contains(op) { return true }
-        guard changeOps.contains(op), let ifVersion = JSONMemberScanner.member("ifVersion", in: body) else { return false }
+        guard OperationName(rawValue: op)?.changesLayout == true, let ifVersion = JSONMemberScanner.member("ifVersion", in: body) else { return false }
         return !ifVersion.elementsEqual("null".utf8)
     }
 

@@ -29,6 +29,7 @@ enum ClusterBench {
             case .failover: try FailoverBench(plan: plan, context: context, cores: cores).run(goals: &goals)
             case .direct: try DirectReadBench(plan: plan, context: context, cores: cores).run(goals: &goals)
             case .takeover: try TakeoverBench(plan: plan, context: context).run(goals: &goals)
+            case .pages: try PagesBench(plan: plan, context: context, cores: cores).run(goals: &goals)
             }
             return true
         }

@@ -135,9 +135,9 @@ import Testing
     }
 
     /// With CURVE the `route` event's audience: a key's owner or epoch concerns its namespace alone, a
-    /// change of the live workers every namespace; without CURVE nothing is recorded (one event goes to
-    /// everyone on the version alone).
-    @Test func routeChangesAreRecordedPerNamespaceWithCurve() {
+    /// change of the live workers every namespace. The keys that changed are recorded with and without
+    /// CURVE (the event names them), each namespace's event naming its own.
+    @Test func routeChangesAreRecordedPerNamespaceWithCurve() throws {
         let cluster = SimulatedCluster(secured: true)
         cluster.join("a")
         #expect(cluster.core.takeRouteChanges() == RouteChanges(everyone: true))
@@ -145,11 +145,16 @@ import Testing
 
         cluster.request(prepareBody("feed"), as: alice)
         cluster.deliverAll()
-        #expect(cluster.core.takeRouteChanges() == RouteChanges(namespaces: ["alice"]))
+        #expect(cluster.core.takeRouteChanges() == RouteChanges(namespaces: ["alice"], keys: [LayoutKey(namespace: "alice", name: "feed")]))
         cluster.request(prepareBody("feed"), as: bob)
         cluster.request(prepareBody("wall"), as: ops)
         cluster.deliverAll()
-        #expect(cluster.core.takeRouteChanges() == RouteChanges(namespaces: ["bob", "ops"]))
+        #expect(cluster.core.takeRouteChanges() == RouteChanges(namespaces: ["bob", "ops"], keys: [LayoutKey(namespace: "bob", name: "feed"), LayoutKey(namespace: "ops", name: "wall")]))
+        // Each namespace's event names its own keys; the event for everyone alike (the loop's, until it
+        // asks per namespace) names none.
+        #expect(try routeEventNames(cluster.core.routeEvent(in: "bob")) == ["feed"])
+        #expect(try routeEventNames(cluster.core.routeEvent(in: "alice")) == [])
+        #expect(try routeEventNames(cluster.core.routeEvent) == nil)
         // A change of a key's contents is no change of the table.
         cluster.request(updateBody("feed", insert: "x"), as: alice)
         cluster.deliverAll()
@@ -167,9 +172,18 @@ import Testing
 
         let open = SimulatedCluster()
         open.join("a")
+        #expect(open.core.takeRouteChanges() == RouteChanges(everyone: true))
+        #expect(try routeEventNames(open.core.routeEvent) == nil)
         open.request(prepareBody("feed"))
         open.deliverAll()
         #expect(open.core.routeVersion > 0)
-        #expect(open.core.takeRouteChanges() == RouteChanges())
+        #expect(open.core.takeRouteChanges() == RouteChanges(keys: ["feed"]))
+        #expect(try routeEventNames(open.core.routeEvent) == ["feed"])
     }
+}
+
+/// The `layouts` a `route` event names; nil when it names none.
+private func routeEventNames(_ event: WireEvent) throws -> [String]? {
+    let body = try JSONSerialization.jsonObject(with: Data(event.body)) as? [String: Any]
+    return body?["layouts"] as? [String]
 }

@@ -64,7 +64,7 @@ extension BrokerCore {
                 continue
             }
             guard let record = keys[entry.key] else {
-                let record = KeyRecord(key: entry.key)
+                let record = KeyRecord(key: entry.key, tally: tally)
                 record.kept = true
                 assignEpoch(record, entry.epoch)
                 record.version = entry.version

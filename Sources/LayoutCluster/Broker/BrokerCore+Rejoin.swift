@@ -55,7 +55,7 @@ extension BrokerCore {
     /// layout back at an older version (found by the fault suite, `pause-drop-restart`).
     func loadJournaled(_ journaled: [(key: LayoutKey, base: Int, bodies: [[UInt8]], epoch: UInt64)], dropped: [(key: LayoutKey, version: Int, epoch: UInt64)] = []) {
         for entry in dropped where keys[entry.key] == nil {
-            let record = KeyRecord(key: entry.key)
+            let record = KeyRecord(key: entry.key, tally: tally)
             record.version = entry.version
             record.epoch = entry.epoch
             keys[entry.key] = record
@@ -69,7 +69,7 @@ extension BrokerCore {
                 _ = recipes.start(entry.key, base: entry.base, prepare: HeldBody(first))
                 for body in entry.bodies.dropFirst() { _ = recipes.append(entry.key, change: HeldBody(body)) }
             }
-            let record = keys[entry.key] ?? KeyRecord(key: entry.key)
+            let record = keys[entry.key] ?? KeyRecord(key: entry.key, tally: tally)
             record.kept = true
             record.version = first == RecipeBook.unprotectedMarker ? entry.base : entry.base + entry.bodies.count - 1
             record.epoch = entry.epoch

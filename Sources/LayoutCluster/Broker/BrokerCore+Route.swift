@@ -16,58 +16,40 @@ extension BrokerCore {
     }
 
     /// Answers `route`: the live workers with their direct endpoints, and each kept key of the caller's
-    /// namespace (or only the one asked about) with its epoch, version and, when it is settled at a
-    /// live worker, that worker. A key without an owner there is moving or lost: the client asks the
-    /// broker for it.
+    /// namespace (or only those asked about, `layout` or `layouts`) with its epoch, version and, when it
+    /// is settled at a live worker, that worker. A key without an owner there is moving or lost: the
+    /// client asks the broker for it.
     func answerRoute(_ request: ClientRequest, _ ask: RouteRequest) {
-        let namespace = request.caller?.namespace ?? ""
-        var writer = JSONWriter(capacity: 512)
-        writer.write(raw: "{\"v\":1,\"id\":")
-        writer.write(request.route.id)
-        writer.write(raw: ",\"ok\":true,\"result\":{\"role\":\"broker\",\"version\":")
-        writer.write(routeVersion)
-        writer.write(raw: ",\"epoch\":")
-        writer.write(Int64(clamping: epoch))
-        writer.write(raw: ",\"workers\":[")
-        for (index, worker) in live.enumerated() {
-            if index > 0 { writer.write(raw: ",") }
-            writer.write(raw: "{\"worker\":")
-            writer.write(worker.name)
-            if let direct = worker.directEndpoint {
-                writer.write(raw: ",\"direct\":")
-                writer.write(direct)
-            }
-            writer.write(raw: "}")
+        if let fault = ask.fault {
+            output.reply(to: request.envelope, bytes: ReplyEncoder.failure(id: request.route.id, error: fault))
+            recordRoute(request, errorCode: fault.code.rawValue)
+            return
         }
-        writer.write(raw: "],\"keys\":[")
+        let namespace = request.caller?.namespace ?? ""
         let records: [KeyRecord]
-        if let layout = ask.layout {
-            records = keys[LayoutKey(namespace: namespace, name: layout)].map { [$0] } ?? []
+        if let names = ask.askedNames {
+            // Each name once, in name order, as the whole table lists them.
+            records = Set(names).sorted().compactMap { keys[LayoutKey(namespace: namespace, name: $0)] }
         } else {
             records = keys.values.filter { $0.key.namespace == namespace }.sorted { $0.key.name < $1.key.name }
         }
-        var first = true
-        for record in records where record.kept {
-            if !first { writer.write(raw: ",") }
-            first = false
-            writer.write(raw: "{\"layout\":")
-            writer.write(record.key.name)
-            writer.write(raw: ",\"epoch\":")
-            writer.write(Int64(clamping: record.epoch))
-            writer.write(raw: ",\"version\":")
-            writer.write(record.version)
-            if record.isSettled, let owner = record.owner, owner.isAlive {
-                writer.write(raw: ",\"worker\":")
-                writer.write(owner.name)
+        let result = RouteResult(
+            role: "broker", version: routeVersion, epoch: epoch,
+            workers: live.map { RouteResult.Worker(name: $0.name, direct: $0.directEndpoint) },
+            keys: records.filter(\.kept).map { record in
+                let owner = record.isSettled ? record.owner.flatMap { $0.isAlive ? $0.name : nil } : nil
+                return RouteResult.Key(layout: record.key.name, epoch: record.epoch, version: record.version, worker: owner)
             }
-            writer.write(raw: "}")
-        }
-        writer.write(raw: "]}}")
-        output.reply(to: request.envelope, bytes: writer.finish())
-        // Counted under its own name: `route` is no `OperationName` (a single daemon does not know it).
+        )
+        output.reply(to: request.envelope, bytes: ReplyEncoder.success(id: request.route.id, result: result))
+        recordRoute(request, errorCode: nil)
+    }
+
+    /// Counted under its own name: `route` is no `OperationName` (a single daemon does not know it).
+    private func recordRoute(_ request: ClientRequest, errorCode: String?) {
         clientsInFlight -= 1
         let now = DispatchTime.now().uptimeNanoseconds
-        stats.recordRequest(op: "route", micros: (now > request.arrived ? now - request.arrived : 0) / 1000, errorCode: nil)
+        stats.recordRequest(op: "route", micros: (now > request.arrived ? now - request.arrived : 0) / 1000, errorCode: errorCode)
     }
 
     /// Whether `route` events are published: only while a worker with a direct endpoint is registered,
@@ -77,33 +59,50 @@ extension BrokerCore {
         workers.contains { $0.isConnected && $0.directEndpoint != nil }
     }
 
-    /// With CURVE, `key`'s owner or epoch changed: its namespace's table did (no other's: a client's
-    /// table lists its own namespace's keys only, and must not hint at another's).
+    /// `key`'s owner or epoch changed: the next `route` event names it (while it names at most
+    /// `RouteEvent.maxLayouts`), and with CURVE goes to its namespace (no other's: a client's table lists
+    /// its own namespace's keys only, and must not hint at another's).
     func noteRouteChange(of key: LayoutKey) {
-        guard settings.secured, !routeChanges.everyone else { return }
-        routeChanges.namespaces.insert(key.namespace)
+        guard !routeChanges.everyone else { return }
+        if settings.secured { routeChanges.namespaces.insert(key.namespace) }
+        guard !routeChanges.tooManyKeys else { return }
+        routeChanges.keys.insert(key)
+        if routeChanges.keys.count > RouteEvent.maxLayouts {
+            routeChanges.tooManyKeys = true
+            routeChanges.keys = []
+        }
     }
 
-    /// With CURVE, the live workers changed: every client's table lists them, so every namespace hears it.
+    /// The live workers changed: every client's table lists them, so every namespace hears it, and the
+    /// event names no key (every key may have a new owner).
     func noteLiveWorkersChanged() {
-        guard settings.secured else { return }
-        routeChanges.everyone = true
-        routeChanges.namespaces = []
+        routeChanges = RouteChanges(everyone: true)
     }
 
-    /// The namespaces to tell of the changes since the last call (with CURVE), and forgets them.
+    /// The changes since the last call, for the loop to publish (and for `routeEvent` to describe);
+    /// forgets them.
     func takeRouteChanges() -> RouteChanges {
         defer { routeChanges = RouteChanges() }
+        routeChangesTaken = routeChanges
         return routeChanges
     }
 
-    /// The `route` event's body: the table's new version, for subscribers to fetch it again.
+    /// The `route` event's body for the changes last taken (`takeRouteChanges`): the table's new version,
+    /// and the keys that changed when the event goes to everyone alike (without CURVE). With CURVE each
+    /// namespace's event names its own keys: `routeEvent(in:)`.
     var routeEvent: WireEvent {
-        var writer = JSONWriter(capacity: 48)
-        writer.write(raw: "{\"event\":\"route\",\"version\":")
-        writer.write(routeVersion)
-        writer.write(raw: "}")
-        return WireEvent(topic: Array("route".utf8), body: writer.finish())
+        routeEvent(in: settings.secured ? nil : "")
+    }
+
+    /// The `route` event for `namespace`'s subscribers: the keys of it that changed, unless the live
+    /// workers changed or too many keys did (nil `namespace`: name no key).
+    func routeEvent(in namespace: String?) -> WireEvent {
+        let changes = routeChangesTaken
+        var layouts: [String]?
+        if let namespace, !changes.everyone, !changes.tooManyKeys {
+            layouts = changes.keys.filter { $0.namespace == namespace }.map(\.name).sorted()
+        }
+        return RouteEvent(version: routeVersion, layouts: layouts).wireEvent
     }
 
     /// Worker `worker`'s HEARTBEAT numbered `sequence` arrived at `now`: the lease it asks for counts from
@@ -169,11 +168,15 @@ extension BrokerCore {
     }
 }
 
-/// Who must hear the `route` event of one pass of the broker's loop, with CURVE: every namespace of the
-/// allow-list when the live workers changed (each client's table lists them), else those with a key whose
-/// owner or epoch changed.
+/// What the `route` event of one pass of the broker's loop tells, and with CURVE who must hear it: every
+/// namespace of the allow-list when the live workers changed (each client's table lists them), else those
+/// with a key whose owner or epoch changed.
 struct RouteChanges: Equatable {
     var everyone = false
-    /// Empty while `everyone`: they are among them.
+    /// Empty while `everyone`: they are among them. Kept with CURVE only.
     var namespaces: Set<String> = []
+    /// The keys whose owner or epoch changed; empty while `everyone` or `tooManyKeys`.
+    var keys: Set<LayoutKey> = []
+    /// More keys changed than an event names.
+    var tooManyKeys = false
 }

@@ -31,7 +31,7 @@ extension BrokerCore {
         let queuedAtWorkers = connected.reduce(0) { $0 + $1.load.queued }
         var snapshot = stats.snapshot(
             pool: PoolUsage(threads: connected.reduce(0) { $0 + $1.threads }, busy: busy, inFlight: clientsInFlight, queued: heldCount + queuedAtWorkers),
-            store: (keys.values.reduce(0) { $0 + ($1.kept ? 1 : 0) }, connected.reduce(0) { $0 + $1.load.layoutBytes })
+            store: (tally.kept, connected.reduce(0) { $0 + $1.load.layoutBytes })
         )
         snapshot.itemsPrepared = connected.reduce(0) { $0 + $1.load.itemsPrepared }
         snapshot.eventsPublished = eventsPublished
@@ -86,7 +86,7 @@ extension BrokerCore {
             "workers": workerObjects,
             "totals": [
                 "workers": connected.count, "alive": live.count,
-                "keys": keys.values.reduce(0) { $0 + ($1.kept ? 1 : 0) },
+                "keys": tally.kept,
                 "inFlight": connected.reduce(0) { $0 + $1.inFlight },
                 "busy": connected.reduce(0) { $0 + $1.load.busy },
                 "credit": connected.reduce(0) { $0 + $1.credit },

@@ -64,6 +64,8 @@ final class BrokerCore {
     var nextToken = UInt64.random(in: 1 ..< (1 << 62))
     /// Keys not settled (moving or being rebuilt).
     var keysInMotion = 0
+    /// The records of `keys` kept and in each phase, counted as they change (for `stats`).
+    let tally = KeyTally()
     /// `list` requests waiting for moves to finish, so that no key is missed.
     var listsWaiting: [ClientRequest] = []
     /// Requests waiting at the broker (held for a move, or a list waiting for moves).
@@ -88,11 +90,12 @@ final class BrokerCore {
     /// The route table's version (`BrokerCore+Route`): moves on whenever a key's owner or epoch, or the
     /// live workers, change.
     var routeVersion = 0
-    /// With CURVE, who must hear that the table moved (`BrokerCore+Route`): each client reads only its own
-    /// namespace's keys, so a key's change concerns its namespace alone, while a change of the live
-    /// workers concerns everyone. The loop takes them once per pass; nothing is recorded without CURVE,
-    /// where one event reaches every subscriber.
+    /// What the next `route` event tells, and with CURVE who must hear it (`BrokerCore+Route`): each
+    /// client reads only its own namespace's keys, so a key's change concerns its namespace alone, while a
+    /// change of the live workers concerns everyone. The loop takes them once per pass.
     var routeChanges = RouteChanges()
+    /// The changes the loop last took to publish, which `routeEvent` describes.
+    var routeChangesTaken = RouteChanges()
 
     /// Journal writes asked for so far: a reply that caused some waits for them (`replyWhenJournaled`).
     var journalWrites = 0
@@ -199,7 +202,7 @@ final class BrokerCore {
             return
         }
         if request.route.operation == .prepare {
-            let record = KeyRecord(key: key)
+            let record = KeyRecord(key: key, tally: tally)
             keys[key] = record
             setOwner(record, winner)
             sendRespectingCredit(request, to: winner, record: record)

@@ -87,7 +87,8 @@ extension BrokerLoop: BrokerOutput {
         let namespaces = changes.everyone ? gate.namespaces : Array(changes.namespaces)
         // With CURVE no key is kept in "" (`adopt` releases such copies), and "" reaches nobody anyway.
         for namespace in namespaces where !namespace.isEmpty {
-            publish(event, namespace: namespace)
+            // Each namespace's event names its own keys that changed.
+            publish(core?.routeEvent(in: namespace) ?? event, namespace: namespace)
         }
     }
 

@@ -46,7 +46,9 @@ final class KeyRecord {
     /// The last version acknowledged (a layout's, or a drop's, eviction's or loss's).
     var version = 0
     /// Whether a layout is kept under the key.
-    var kept = false
+    var kept = false {
+        didSet { if kept != oldValue { tally.kept += kept ? 1 : -1 } }
+    }
     /// The epoch its state was last changed or assigned under: the broker's when a change is acknowledged
     /// or a rebuild sent, else what the READY or journal that brought it reported. Copies are ordered by
     /// (epoch, version).
@@ -77,11 +79,21 @@ final class KeyRecord {
     /// The workers with a direct endpoint it was settled at, and at which epochs (`BrokerCore+HandOvers`).
     var servedDirectly = DirectOwners()
     /// Changed only by the transitions below (`BrokerCore`'s extension in this file).
-    fileprivate(set) var phase = Phase.settled
+    fileprivate(set) var phase = Phase.settled {
+        didSet {
+            tally.phases[oldValue.tallyIndex] -= 1
+            tally.phases[phase.tallyIndex] += 1
+        }
+    }
+    /// The broker's counts of its records, which `stats` reads without walking every key.
+    private let tally: KeyTally
 
-    init(key: LayoutKey) {
+    /// A record of `key`, counted in `tally` (the broker's: every record it makes goes into its `keys`).
+    init(key: LayoutKey, tally: KeyTally) {
         self.key = key
+        self.tally = tally
         hash = Rendezvous.hash(key)
+        tally.phases[Phase.settled.tallyIndex] += 1
     }
 
     /// Whether new requests must wait at the broker.
@@ -212,18 +224,31 @@ extension BrokerCore {
         }
     }
 
-    /// Keys in each phase now, for `stats`.
+    /// Keys in each phase now, for `stats`: counted as they change (`KeyTally`).
     var keysByPhase: [String: Int] {
-        var counts = ["settled": 0, "draining": 0, "queued": 0, "restoring": 0, "awaitingReturn": 0]
-        for record in keys.values {
-            switch record.phase {
-            case .settled: counts["settled", default: 0] += 1
-            case .draining: counts["draining", default: 0] += 1
-            case .queued: counts["queued", default: 0] += 1
-            case .restoring: counts["restoring", default: 0] += 1
-            case .awaitingReturn: counts["awaitingReturn", default: 0] += 1
-            }
+        Dictionary(uniqueKeysWithValues: zip(KeyRecord.Phase.tallyNames, tally.phases))
+    }
+}
+
+/// How many of a broker's key records are kept, and in each phase, counted as records change: `stats`
+/// reads them, and a walk of a million records took most of a stats answer's half second.
+final class KeyTally {
+    var kept = 0
+    /// By `KeyRecord.Phase.tallyIndex`.
+    var phases = [Int](repeating: 0, count: KeyRecord.Phase.tallyNames.count)
+}
+
+extension KeyRecord.Phase {
+    /// The phases' names in `stats`, in `tallyIndex` order.
+    static let tallyNames = ["settled", "draining", "queued", "restoring", "awaitingReturn"]
+
+    var tallyIndex: Int {
+        switch self {
+        case .settled: return 0
+        case .draining: return 1
+        case .queued: return 2
+        case .restoring: return 3
+        case .awaitingReturn: return 4
         }
-        return counts
     }
 }

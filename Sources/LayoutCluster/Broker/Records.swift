@@ -154,6 +154,9 @@ final class ListAggregate {
     let request: ClientRequest
     var waiting: Set<RequestToken> = []
     var entries: [ListResult.Entry] = []
+    /// The last key every worker listed in full up to (the least of the last keys of the pages that
+    /// said more follow); nil while none said so.
+    var cutoff: LayoutKey?
     /// The first answer that was not a successful list (every worker would give the same error).
     var failure: HeldBody?
     var abandoned = false

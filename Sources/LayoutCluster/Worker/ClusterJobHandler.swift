@@ -141,12 +141,7 @@ struct RestoreJob: Sendable {
 extension RequestHandler.Admitted {
     /// The key a change acts on (in the caller's namespace); nil for an op that changes nothing.
     var changedKey: LayoutKey? {
-        switch request.operation {
-        case .prepare(let r): return LayoutKey(namespace: caller.namespace, name: r.layout)
-        case .bounds(let r): return LayoutKey(namespace: caller.namespace, name: r.layout)
-        case .update(let r): return LayoutKey(namespace: caller.namespace, name: r.layout)
-        case .diff(let r): return LayoutKey(namespace: caller.namespace, name: r.layout)
-        case .ping, .layout, .query, .list, .drop: return nil
-        }
+        guard request.operation.changesLayout, let name = request.operation.layoutKey else { return nil }
+        return LayoutKey(namespace: caller.namespace, name: name)
     }
 }

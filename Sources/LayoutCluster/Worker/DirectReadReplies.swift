@@ -22,42 +22,13 @@ enum DirectReadReplies {
     }
 
     static func failure(id: RequestID?, _ error: WireError, copy: LayoutStore.Summary? = nil, op: String) -> JobReply {
-        var writer = JSONWriter(capacity: 256 + error.message.utf8.count)
-        writer.write(raw: "{\"v\":1,\"id\":")
-        writer.write(id)
-        writer.write(raw: ",\"ok\":false,\"error\":{\"code\":")
-        writer.write(error.code.rawValue)
-        writer.write(raw: ",\"message\":")
-        writer.write(error.message)
-        if let path = error.path {
-            writer.write(raw: ",\"path\":")
-            writer.write(path)
-        }
-        if let copy {
-            writer.write(raw: ",\"copy\":{\"epoch\":")
-            writer.write(Int64(clamping: copy.epoch))
-            writer.write(raw: ",\"version\":")
-            writer.write(copy.version)
-            writer.write(raw: "}")
-        }
-        writer.write(raw: "}}")
-        return JobReply(body: ReplyBody(writer.finish()), op: op, errorCode: error.code.rawValue)
+        let held = copy.map { KeyCopy(epoch: $0.epoch, version: $0.version) }
+        return JobReply(body: ReplyBody(ReplyEncoder.failure(id: id, error: error, copy: held)), op: op, errorCode: error.code.rawValue)
     }
 
     /// `list` of one layout, as a single daemon lists it (PROTOCOL.md §5.8).
     static func list(id: RequestID?, _ copy: LayoutStore.Summary) -> JobReply {
-        var writer = JSONWriter(capacity: 160 + copy.key.name.utf8.count)
-        writer.write(raw: "{\"v\":1,\"id\":")
-        writer.write(id)
-        writer.write(raw: ",\"ok\":true,\"result\":{\"layouts\":[{\"layout\":")
-        writer.write(copy.key.name)
-        writer.write(raw: ",\"version\":")
-        writer.write(copy.version)
-        writer.write(raw: ",\"items\":")
-        writer.write(copy.items)
-        writer.write(raw: ",\"bytes\":")
-        writer.write(copy.bytes)
-        writer.write(raw: "}]}}")
-        return JobReply(body: ReplyBody(writer.finish()), op: "list", errorCode: nil)
+        let entry = ListResult.Entry(layout: copy.key.name, version: copy.version, items: copy.items, bytes: copy.bytes)
+        return JobReply(body: ReplyBody(ReplyEncoder.success(id: id, result: ListResult(layouts: [entry]))), op: "list", errorCode: nil)
     }
 }

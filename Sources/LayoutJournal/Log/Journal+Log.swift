@@ -72,7 +72,7 @@ extension Journal {
                     state.pending.append(Pending(record: logged, completion: nil))
                     // Counted as journaled here, where it became durable against a crash.
                     state.records += 1
-                    Self.apply(write, to: &state.index, lsn: logged.lsn, bodyBytes: logged.bodyBytes)
+                    state.keptCount += Self.apply(write, to: &state.index, lsn: logged.lsn, bodyBytes: logged.bodyBytes)
                     var firstWaiting = false
                     if let completion {
                         state.syncWaiting.append(completion)

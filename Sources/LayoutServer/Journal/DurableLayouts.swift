@@ -45,6 +45,7 @@ public final class DurableLayouts: Sendable {
         for state in journal.keysAtOpen {
             _ = store.restore(nil, forKey: LayoutKey(state.key), version: state.version)
         }
+        store.noteJournaled(journal.keysAtOpen.lazy.filter(\.isKept).map { LayoutKey($0.key) })
     }
 
     public var restoreProgress: RestoreProgress {
@@ -158,13 +159,11 @@ public final class DurableLayouts: Sendable {
         return store.entry(forKey: key)
     }
 
-    /// The layouts of `summaries` and those the journal keeps that are not in memory (their bytes 0: the
-    /// memory they take now), sorted as the store sorts them.
-    func addingJournaled(to summaries: [LayoutStore.Summary], in namespace: String?) -> [LayoutStore.Summary] {
-        let resident = Set(summaries.map(\.key))
-        let journaled = journal.keptKeys(in: namespace).lazy.map { (LayoutKey($0.key), $0.entry) }.filter { !resident.contains($0.0) }
-        guard !journaled.isEmpty else { return summaries }
-        return (summaries + journaled.map { LayoutStore.Summary(key: $0.0, version: $0.1.version, items: $0.1.items, bytes: 0) }).sorted { $0.key < $1.key }
+    /// What `list` shows of a key the journal keeps and memory does not hold: its version and items,
+    /// with `bytes` 0 (the memory it takes now); nil when the journal does not keep it.
+    func journaledSummary(of key: LayoutKey) -> LayoutStore.Summary? {
+        guard let entry = journal.entry(for: JournalKey(key)), entry.isKept else { return nil }
+        return LayoutStore.Summary(key: key, version: entry.version, items: entry.items, bytes: 0)
     }
 
     /// Rebuilds `key` at `version` from its journaled bodies and keeps it, unless a layout is in memory

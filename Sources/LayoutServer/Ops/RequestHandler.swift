@@ -46,7 +46,7 @@ public struct RequestHandler: JobHandler {
                 // A namespace the caller may not read orders nothing: the op will fail as unknown.
                 let namespace = request.operation.namespace.flatMap { caller.mayRead($0) ? $0 : nil } ?? caller.namespace
                 let key = request.operation.layoutKey.map { LayoutKey(namespace: namespace, name: $0) }
-                let kept = request.operation.isChange ? durable.map { JournaledBody(body, logged: $0.journal.writesALog) } : nil
+                let kept = request.operation.changesLayout ? durable.map { JournaledBody(body, logged: $0.journal.writesALog) } : nil
                 return .run(Admitted(request: request, caller: caller, body: kept), key: key?.schedulingKey)
             } catch {
                 if error.code == .unknownOperation, RouteRequest(scanning: bytes) != nil {
@@ -65,7 +65,7 @@ public struct RequestHandler: JobHandler {
         let request = admitted.request
         let op = request.operation.name.rawValue
         do {
-            if let durable, request.operation.isChange { try durable.checkWritable() }
+            if let durable, request.operation.changesLayout { try durable.checkWritable() }
             let (body, change) = try run(request, caller: admitted.caller)
             let reply = JobReply(body: body, op: op, errorCode: nil)
             guard let durable, let change else { return reply }
@@ -135,15 +135,8 @@ public struct RequestHandler: JobHandler {
             }
             return (ReplyBody.success(id: id, result: DropResult(layout: drop.layout, version: version)), .dropped(own(drop.layout), version: version))
 
-        case .list:
-            // An admin lists every namespace, each entry naming its own; anyone else only their own.
-            var summaries = store.summaries(in: caller.isAdmin ? nil : caller.namespace)
-            // With a journal, layouts kept there and not in memory (evicted, or not yet restored) too.
-            if let durable { summaries = durable.addingJournaled(to: summaries, in: caller.isAdmin ? nil : caller.namespace) }
-            let entries = summaries.map {
-                ListResult.Entry(layout: $0.key.name, version: $0.version, items: $0.items, bytes: $0.bytes, namespace: caller.isAdmin ? $0.key.namespace : nil)
-            }
-            return (ReplyBody.success(id: id, result: ListResult(layouts: entries)), nil)
+        case .list(let list):
+            return (ReplyBody.success(id: id, result: listPage(list, caller: caller)), nil)
         }
     }
 
@@ -202,27 +195,6 @@ public struct RequestHandler: JobHandler {
 }
 
 extension LayoutWire.Operation {
-    /// The layout key an op works on, which orders it behind earlier ops on the same key.
-    var layoutKey: String? {
-        switch self {
-        case .ping, .layout, .list: return nil
-        case .prepare(let r): return r.layout
-        case .query(let r): return r.layout
-        case .bounds(let r): return r.layout
-        case .drop(let r): return r.layout
-        case .update(let r): return r.layout
-        case .diff(let r): return r.layout
-        }
-    }
-
-    /// Whether the op changes a kept layout (what a journal records).
-    var isChange: Bool {
-        switch self {
-        case .prepare, .bounds, .drop, .update, .diff: return true
-        case .ping, .layout, .list, .query: return false
-        }
-    }
-
     /// The namespace an op names itself (an admin's `query`); nil for the caller's own.
     var namespace: String? {
         if case .query(let query) = self { return query.namespace }

@@ -11,10 +11,6 @@ import LayoutWire
 enum StandaloneRoute {
     /// The reply to a `route` request with this `id`.
     static func reply(id: RequestID?) -> [UInt8] {
-        var writer = JSONWriter(capacity: 128)
-        writer.write(raw: "{\"v\":1,\"id\":")
-        writer.write(id)
-        writer.write(raw: ",\"ok\":true,\"result\":{\"role\":\"daemon\",\"version\":0,\"epoch\":0,\"workers\":[],\"keys\":[]}}")
-        return writer.finish()
+        ReplyEncoder.success(id: id, result: RouteResult(role: "daemon", version: 0, epoch: 0, workers: [], keys: []))
     }
 }

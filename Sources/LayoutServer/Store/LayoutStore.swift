@@ -119,6 +119,8 @@ public final class LayoutStore: Sendable {
             if let requiredVersion, current != requiredVersion {
                 return .versionConflict(current: current)
             }
+            // A search of the order only for a key whose layout is not in memory: changes come by the ten thousand.
+            if existing.map({ state[$0].layout == nil }) ?? true { state.listed.insert(key) }
             if let expectedVersion {
                 guard let existing, state[existing].layout != nil, current == expectedVersion else { return .stale }
             }
@@ -151,6 +153,7 @@ public final class LayoutStore: Sendable {
             let version = state[slot].version
             if let ifVersion, version != ifVersion { return .failure(.versionConflict(current: version)) }
             state.forgetLayout(in: slot)
+            state.listed.remove(key)
             return .success(invalidate(&state, slot: slot, reason: .dropped, contentSize: layout.contentSize))
         }
     }
@@ -180,8 +183,10 @@ public final class LayoutStore: Sendable {
                     let slot = state.addSlot(for: key)
                     state[slot].version = version
                 }
+                state.listed.remove(key)
                 return .stored(version: version)
             }
+            state.listed.insert(key)
             let slot = state.slot(of: key) ?? state.addSlot(for: key)
             state[slot].version = version
             state.keep(layout, bytes: bytes, in: slot)
@@ -198,6 +203,7 @@ public final class LayoutStore: Sendable {
         guard bytes <= capacityBytes else { return false }
         return state.withLock { state in
             guard let slot = state.slot(of: key), state[slot].layout == nil, state[slot].version == version else { return false }
+            state.listed.insert(key)
             state.keep(layout, bytes: bytes, in: slot)
             evictOverflow(&state, keeping: slot)
             return true
@@ -208,6 +214,7 @@ public final class LayoutStore: Sendable {
     /// rebuilt (a corrupt journal record). Returns the version of that event.
     public func markLost(_ key: LayoutKey, contentSize: Size = .zero) -> Int {
         state.withLock { state in
+            state.listed.remove(key)
             let slot = state.slot(of: key) ?? state.addSlot(for: key)
             state.forgetLayout(in: slot)
             return invalidate(&state, slot: slot, reason: .lost, contentSize: contentSize)
@@ -224,6 +231,7 @@ public final class LayoutStore: Sendable {
     @discardableResult
     public func release(_ key: LayoutKey) -> Bool {
         state.withLock { state in
+            state.listed.remove(key)
             guard let slot = state.slot(of: key) else { return false }
             let wasResident = state[slot].layout != nil
             state.removeSlot(slot)
@@ -251,13 +259,33 @@ public final class LayoutStore: Sendable {
 
     /// The kept layouts of `namespace` (nil: of every namespace), sorted by namespace, then key.
     public func summaries(in namespace: String? = nil) -> [Summary] {
+        listing(KeyPage(namespace: namespace, limit: .max)).entries.compactMap(\.summary)
+    }
+
+    /// One key of a page of `list`, with its summary when its layout is in memory (nil: a key only a
+    /// journal keeps now, `journaled(_:)`).
+    public struct Listed: Sendable, Hashable {
+        public var key: LayoutKey
+        public var summary: Summary?
+    }
+
+    /// The listed keys of `page` in order, and whether more of its range follow: with a journal, those
+    /// it keeps and memory does not hold too (`noteJournaled`).
+    public func listing(_ page: KeyPage) -> (entries: [Listed], more: Bool) {
         state.withLock { state in
-            var summaries: [Summary] = []
-            summaries.reserveCapacity(state.resident)
-            for slot in state.slots.indices where namespace == nil || state.slots[slot].key.namespace == namespace {
-                if let summary = state.summary(of: Int32(slot), perKey: perKeyBytes) { summaries.append(summary) }
+            let (keys, more) = state.listed.keys(of: page)
+            let entries = keys.map { key in
+                Listed(key: key, summary: state.slot(of: key).flatMap { state.summary(of: $0, perKey: perKeyBytes) })
             }
-            return summaries.sorted { $0.key < $1.key }
+            return (entries, more)
+        }
+    }
+
+    /// Lists `keys`, which a journal keeps though memory may not hold them (after a start): `list` shows
+    /// them until they are dropped or lost.
+    public func noteJournaled(_ keys: some Sequence<LayoutKey>) {
+        state.withLock { state in
+            for key in keys { state.listed.insert(key) }
         }
     }
 
@@ -282,6 +310,8 @@ public final class LayoutStore: Sendable {
             state.forgetLayout(in: victim)
             state.evictions += 1
             if backing == .memoryOnly {
+                // With a journal the key is still kept, and listed.
+                state.listed.remove(state[victim].key)
                 _ = invalidate(&state, slot: victim, reason: .evicted, contentSize: layout.contentSize)
             }
         }

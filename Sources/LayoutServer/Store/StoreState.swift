@@ -30,6 +30,8 @@ struct StoreState: ~Copyable {
     /// Heap taken by key names too long to be held inline.
     var keyBytes = 0
     var evictions = 0
+    /// The keys `list` shows, in order: those in memory, and with a journal those it keeps too.
+    var listed = SortedKeys()
 
     subscript(slot: Int32) -> StoreSlot {
         get { slots[Int(slot)] }

@@ -17,8 +17,10 @@ public enum ReplyEncoder {
     }
 
     /// `{"v":1,"id":…,"ok":false,"error":{"code":…,"message":…,"path":…}}`; `path` only where there is one.
-    public static func failure(id: RequestID?, error: WireError) -> [UInt8] {
-        var writer = JSONWriter(capacity: 192 + error.message.utf8.count)
+    /// - Parameter copy: what a cluster worker's direct endpoint holds of the key it refuses to read
+    ///   (`moved`, `behind`: PROTOCOL.md §11), written as the error's `copy` member.
+    public static func failure(id: RequestID?, error: WireError, copy: KeyCopy? = nil) -> [UInt8] {
+        var writer = JSONWriter(capacity: 224 + error.message.utf8.count)
         writeHead(id: id, into: &writer)
         writer.write(raw: ",\"ok\":false,\"error\":{\"code\":")
         writer.write(error.code.rawValue)
@@ -28,6 +30,13 @@ public enum ReplyEncoder {
             writer.write(raw: ",\"path\":")
             writer.write(path)
         }
+        if let copy {
+            writer.write(raw: ",\"copy\":{\"epoch\":")
+            writer.write(Int64(clamping: copy.epoch))
+            writer.write(raw: ",\"version\":")
+            writer.write(copy.version)
+            writer.write(byte: UInt8(ascii: "}"))
+        }
         writer.write(raw: "}}")
         return writer.finish()
     }
@@ -36,6 +45,17 @@ public enum ReplyEncoder {
     private static func writeHead(id: RequestID?, into writer: inout JSONWriter) {
         writer.write(raw: "{\"v\":1,\"id\":")
         writer.write(id)
+    }
+}
+
+/// The epoch and version of the copy of a key that a cluster worker holds.
+public struct KeyCopy: Hashable, Sendable {
+    public var epoch: UInt64
+    public var version: Int
+
+    public init(epoch: UInt64, version: Int) {
+        self.epoch = epoch
+        self.version = version
     }
 }
 

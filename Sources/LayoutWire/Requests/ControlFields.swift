@@ -7,7 +7,7 @@
 struct ControlFields {
     enum Name: Int, CaseIterable {
         case v, id, op, layout, bounds, spec, contentInsets, decorations, `return`, format, rect, supplementary, ifVersion, pin, dynamics
-        case layoutDirection, namespace
+        case layoutDirection, namespace, after, limit, prefix
 
         /// The member name as it appears in a body.
         var key: String {
@@ -29,12 +29,15 @@ struct ControlFields {
             case .dynamics: return "dynamics"
             case .layoutDirection: return "layoutDirection"
             case .namespace: return "namespace"
+            case .after: return "after"
+            case .limit: return "limit"
+            case .prefix: return "prefix"
             }
         }
     }
 
     // As many slots as `Name` has cases (a test reads and writes every one).
-    private var values = InlineArray<17, JSONValue?>(repeating: nil)
+    private var values = InlineArray<20, JSONValue?>(repeating: nil)
 
     subscript(name: Name) -> JSONValue? {
         get { values[name.rawValue] }
@@ -82,9 +85,12 @@ enum TopLevelMember: Equatable {
         case 4 where named("rect"): self = .control(.rect)
         case 4 where named("spec"): self = .control(.spec)
         case 5 where named("items"): self = .items
+        case 5 where named("after"): self = .control(.after)
+        case 5 where named("limit"): self = .control(.limit)
         case 6 where named("layout"): self = .control(.layout)
         case 6 where named("bounds"): self = .control(.bounds)
         case 6 where named("format"): self = .control(.format)
+        case 6 where named("prefix"): self = .control(.prefix)
         case 6 where named("return"): self = .control(.return)
         case 7 where named("updates"): self = .updates
         case 8 where named("sections"): self = .sections

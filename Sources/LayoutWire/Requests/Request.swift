@@ -38,7 +38,7 @@ public enum Operation: Sendable {
     /// New contents of a kept layout, to be turned into a batch by identity.
     case diff(DiffRequest)
     case drop(DropRequest)
-    case list
+    case list(ListRequest)
 
     public var name: OperationName {
         switch self {
@@ -53,6 +53,23 @@ public enum Operation: Sendable {
         case .list: return .list
         }
     }
+
+    /// The layout key the op works on (the caller's own, or the `namespace` an admin's query names);
+    /// nil for the ops that name none.
+    public var layoutKey: String? {
+        switch self {
+        case .ping, .layout, .list: return nil
+        case .prepare(let r): return r.layout
+        case .query(let r): return r.layout
+        case .bounds(let r): return r.layout
+        case .drop(let r): return r.layout
+        case .update(let r): return r.layout
+        case .diff(let r): return r.layout
+        }
+    }
+
+    /// Whether the op changes the layout it names: `OperationName.changesLayout`.
+    public var changesLayout: Bool { name.changesLayout }
 }
 
 /// `layout`: compute and answer, keep nothing.

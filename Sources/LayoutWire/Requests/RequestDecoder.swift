@@ -169,7 +169,7 @@ private struct TopLevelFields {
         case .ping:
             return Request(id: id, operation: .ping)
         case .list:
-            return Request(id: id, operation: .list)
+            return Request(id: id, operation: .list(try fields.listRequest()))
         case .layout:
             let input = try fields.layoutInput(sections: try sections.value(body: body, maxDepth: maxDepth, name: "sections") { (reader: inout JSONReader) throws(WireError) in
                 try SectionsDecoder.decodeSections(&reader, frames: frames, at: .root / "sections")

@@ -19,6 +19,21 @@ struct RequestFields {
         return namespace
     }
 
+    /// `list`'s `after`, `limit` (1…10,000) and `prefix`, all optional.
+    func listRequest() throws(WireError) -> ListRequest {
+        var request = ListRequest()
+        if let value = controls.optional(.after) { request.after = try value.string(at: .root / "after") }
+        if let value = controls.optional(.prefix) { request.prefix = try value.string(at: .root / "prefix") }
+        if let value = controls.optional(.limit) {
+            let limit = try value.integer(at: .root / "limit")
+            guard (1...ListRequest.maxLimit).contains(limit) else {
+                throw .invalidRequest("must be an integer from 1 to \(ListRequest.maxLimit), not \(limit)", at: .root / "limit")
+            }
+            request.limit = limit
+        }
+        return request
+    }
+
     /// `ifVersion`: optional, an integer >= 0.
     func ifVersion() throws(WireError) -> Int? {
         guard let value = controls.optional(.ifVersion) else { return nil }

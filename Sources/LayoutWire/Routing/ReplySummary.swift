@@ -97,8 +97,8 @@ public struct ReplySummary: Hashable, Sendable {
 }
 
 extension ListResult {
-    /// The entries of a `list` reply as the daemon writes it; nil when it is not a successful list reply.
-    public static func entries(inReply reply: UnsafeRawBufferPointer) -> [Entry]? {
+    /// The page a `list` reply holds, as the daemon writes it; nil when it is not a successful list reply.
+    public init?(reply: UnsafeRawBufferPointer) {
         guard case .object(let top)? = try? JSONReader.parse(reply), case .bool(true)? = top["ok"],
               case .object(let result)? = top["result"], case .array(let layouts)? = result["layouts"] else { return nil }
         var entries: [Entry] = []
@@ -110,7 +110,13 @@ extension ListResult {
             let namespace: String? = if case .string(let name)? = entry["namespace"] { name } else { nil }
             entries.append(Entry(layout: key, version: version, items: items, bytes: bytes, namespace: namespace))
         }
-        return entries
+        let next: String? = if case .string(let text)? = result["next"] { text } else { nil }
+        self.init(layouts: entries, next: next)
+    }
+
+    /// The entries of a `list` reply; nil when it is not a successful list reply.
+    public static func entries(inReply reply: UnsafeRawBufferPointer) -> [Entry]? {
+        ListResult(reply: reply)?.layouts
     }
 
     /// `entries(inReply:)` for a reply held in an array.

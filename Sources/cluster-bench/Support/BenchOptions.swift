@@ -13,6 +13,8 @@ enum BenchName: String, BenchSelection {
     case direct
     /// Kill -9 of the active broker of two on one PostgreSQL: time to the first answer from the new one.
     case takeover
+    /// Many small keys: `list` pages, `stats` and route lookups at 10^5 and 10^6 keys.
+    case pages
 }
 
 /// The flags of cluster-bench's own, beside the harness's `--quick`, `--only` and `--help`.
@@ -58,6 +60,10 @@ struct BenchPlan: Sendable {
     /// The many-keys failover: keys and items per key.
     var failoverKeys: Int
     var failoverItemsPerKey: Int
+    /// The pages bench: the key counts a single daemon is measured at, and the most keys prepared
+    /// through the broker (a slower path).
+    var pageKeyCounts: [Int] = [100_000, 1_000_000]
+    var clusterPageKeys = 100_000
 
     static let full = BenchPlan(
         rounds: 3, shortRounds: 9, warmUpRoundTrips: 2_000, sequentialRoundTrips: 10_000, pipelinedRoundTrips: 50_000,
@@ -68,6 +74,7 @@ struct BenchPlan: Sendable {
     static let quick = BenchPlan(
         rounds: 1, shortRounds: 1, warmUpRoundTrips: 100, sequentialRoundTrips: 500, pipelinedRoundTrips: 2_000,
         scalingKeys: 4, scalingItems: 100_000, idleWorkers: 8,
-        failoverItems: 100_000, failoverKeys: 20, failoverItemsPerKey: 2_000
+        failoverItems: 100_000, failoverKeys: 20, failoverItemsPerKey: 2_000,
+        pageKeyCounts: [10_000], clusterPageKeys: 10_000
     )
 }
