@@ -73,7 +73,7 @@ BLOCKS = {
     ("### 5.7 `diff`: send the new contents, let the daemon find the batch", 2): ("result", '{"layout":"feed","version":4,'),
     ("### 5.8 `list`: the kept layouts", 1): ("request", '{"v":1,"id":10,"op":"list"}'),
     ("### 5.8 `list`: the kept layouts", 2): ("result", '{"layouts":[{"layout":"feed"'),
-    ("### 5.8 `list`: the kept layouts", 3): ("request", '{"v":1,"id":12,"op":"list","prefix":"feed-"'),
+    ("### 5.8 `list`: the kept layouts", 3): ("requests", '{"v":1,"id":12,"op":"list","prefix":"feed-"'),
     ("### 5.8 `list`: the kept layouts", 4): ("result", '{"layouts":[{"layout":"feed-1"'),
     ("### 5.8 `list`: the kept layouts", 5): ("result", '{"layouts":[{"layout":"feed"'),
     ("### 5.9 `drop`: forget a layout", 1): ("request", '{"v":1,"id":11,"op":"drop"'),
