@@ -7,31 +7,7 @@ import ZeroMQ
 /// serves, the other answers as a standby; the active one is killed (-9) with changes in flight, the
 /// standby takes over, and no acknowledged change is lost.
 @Suite(.serialized) struct StandbyBrokerTests {
-    /// A `layoutd` process whose stderr goes to a file (shown when a test fails).
-    private final class Node {
-        let process = Process()
-        let log: String
-
-        init(_ arguments: [String], environment: [String: String], log: String) throws {
-            self.log = log
-            process.executableURL = try layoutdExecutable()
-            process.arguments = arguments + ["--log-level", "notice"]
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            process.standardOutput = FileHandle.nullDevice
-            _ = FileManager.default.createFile(atPath: log, contents: nil)
-            process.standardError = FileHandle(forWritingAtPath: log)
-            try process.run()
-        }
-
-        deinit {
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-            }
-        }
-
-        var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
-    }
+    private typealias Node = LoggedNode
 
     private struct Broker {
         let front: String, events: String, stats: String, back: String

@@ -10,30 +10,7 @@ import ZeroMQ
 /// a newer version; from then on b1 answers no read (before the fix it answered the older version for
 /// as long as its renewal hung, about 30 s).
 @Suite(.serialized) struct StandbyLeaseTests {
-    private final class Node {
-        let process = Process()
-        let log: String
-
-        init(_ arguments: [String], environment: [String: String], log: String) throws {
-            self.log = log
-            process.executableURL = try layoutdExecutable()
-            process.arguments = arguments + ["--log-level", "notice"]
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            process.standardOutput = FileHandle.nullDevice
-            _ = FileManager.default.createFile(atPath: log, contents: nil)
-            process.standardError = FileHandle(forWritingAtPath: log)
-            try process.run()
-        }
-
-        deinit {
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-            }
-        }
-
-        var output: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
-    }
+    private typealias Node = LoggedNode
 
     private static let settings = [
         "LAYOUTD_JOURNAL_DURABILITY": "sync", "LAYOUTD_CLUSTER_HEARTBEAT_MILLIS": "200", "LAYOUTD_CLUSTER_LIVENESS": "3",

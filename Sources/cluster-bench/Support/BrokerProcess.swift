@@ -4,8 +4,8 @@ import LayoutTestKit
 import Synchronization
 
 /// A `layoutd` child process (the one built next to this executable), its stderr in `log`.
-final class LayoutdChild {
-    private let process = Process()
+final class LayoutdChild: ChildProcess {
+    let process = Process()
     let log: String
 
     init(arguments: [String], environment: [String: String], log: String) throws {
@@ -25,19 +25,6 @@ final class LayoutdChild {
 
     deinit {
         stop()
-    }
-
-    /// SIGKILL: the process dies at once, its connections dropped by its kernel.
-    func kill9() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
     }
 }
 

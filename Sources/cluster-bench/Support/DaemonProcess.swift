@@ -5,9 +5,9 @@ import ZeroMQ
 /// A single daemon as a process of its own (`layoutd`, no journal): the fair baseline for a worker
 /// process's direct endpoint, which, like it, is a process apart from its clients. (A daemon in the
 /// bench's own process shares its clients' process: no switch between processes on the way.)
-final class DaemonProcess {
+final class DaemonProcess: ChildProcess {
     let frontEndpoint: String
-    private let process = Process()
+    let process = Process()
 
     init(workers: Int, context: Context) throws {
         let layoutd = WorkerProcess.executable
@@ -35,12 +35,6 @@ final class DaemonProcess {
 
     deinit {
         stop()
-    }
-
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
     }
 
     /// A loopback endpoint nothing listens on: bound by a socket here, then let go.

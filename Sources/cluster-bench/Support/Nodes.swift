@@ -83,9 +83,9 @@ enum Nodes {
 
 /// `layoutd --role worker` as a process of its own, pinned to one CPU when asked (`taskset`), so that
 /// each worker stands for a machine of that many cores.
-final class WorkerProcess {
+final class WorkerProcess: ChildProcess {
     let name: String
-    private let process = Process()
+    let process = Process()
 
     /// The `layoutd` built next to this executable.
     static var executable: URL {
@@ -118,18 +118,5 @@ final class WorkerProcess {
 
     deinit {
         stop()
-    }
-
-    /// SIGKILL: the process dies at once, its connections dropped by its kernel.
-    func kill9() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
     }
 }
