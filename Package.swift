@@ -92,7 +92,8 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        .target(name: "LayoutClient", dependencies: ["ZeroMQ"]),
+        // LayoutWire for the one predicate of which ops change a layout (`OperationName.changesLayout`).
+        .target(name: "LayoutClient", dependencies: ["ZeroMQ", "LayoutWire"]),
         .executableTarget(
             name: "layoutd",
             dependencies: [
