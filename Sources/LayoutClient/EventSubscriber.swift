@@ -66,7 +66,11 @@ public final class EventSubscriber {
     /// event. Events that arrive meanwhile are kept for `next`. False when no confirmation came within
     /// `timeout` (a daemon older than the confirmation never sends one).
     public func confirmSubscriptions(timeout: Duration) throws(ClientError) -> Bool {
-        let token = (0..<2).map { _ in String(UInt64.random(in: 0 ... .max), radix: 16) }.joined(separator: "-")
+        // 32 hex digits, zero-padded: a token is 8 to 64 characters, whatever the random values.
+        let token = (0..<2).map { _ in
+            let digits = String(UInt64.random(in: 0 ... .max), radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }.joined()
         let topic = "subscribed:" + token
         try subscribe(topic)
         defer { try? unsubscribe(topic) }

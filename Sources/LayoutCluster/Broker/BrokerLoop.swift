@@ -29,7 +29,7 @@ final class BrokerLoop {
     private let rejoinNanos: Nanos
     let logger: Logger
     private let heartbeatNanos: Nanos
-    private let graceNanos: Nanos
+    private var drain: ShutdownDrain
     /// Until when this broker may answer, grant read leases and acknowledge (its PostgreSQL lease).
     let servingWindow: ServingWindow
     var core: BrokerCore?
@@ -89,7 +89,7 @@ final class BrokerLoop {
         self.logger = logger
         heartbeatNanos = Nanos(cluster.heartbeatMilliseconds) * 1_000_000
         rejoinNanos = Nanos(cluster.resolvedRejoinMilliseconds) * 1_000_000
-        graceNanos = Nanos(configuration.shutdownGraceSeconds * 1e9)
+        drain = ShutdownDrain(graceSeconds: configuration.shutdownGraceSeconds)
         core = BrokerCore(
             settings: .init(
                 heartbeatNanos: heartbeatNanos, liveness: cluster.liveness, recipeBytes: cluster.recipeBytes,
@@ -138,7 +138,6 @@ final class BrokerLoop {
         }
         var frontPending = true, statsPending = true, backPending = true, monitorPending = true, capturePending = true
         var nextTick = now() + heartbeatNanos
-        var drainingSince: Nanos?
         // Workers of a previous broker may still hold layouts: none is served, and no key assigned, until
         // they had the time to register again (issue 14).
         if rejoinNanos > 0 {
@@ -154,7 +153,7 @@ final class BrokerLoop {
             if monitorPending { monitorPending = receiveMonitorEvents(core) }
             // Replies first: they give credit back before new requests look for it.
             if backPending { backPending = receiveFromWorkers(core) }
-            if frontPending { frontPending = receiveRequests(core, accepting: drainingSince == nil) }
+            if frontPending { frontPending = receiveRequests(core, accepting: drain.isAccepting) }
             if capturePending { capturePending = receiveCaptured(core) }
             if statsPending { statsPending = statsSocket.answerWaiting { core.statsAnswer($0, now: now()) } }
             if front.takeSentSinceLook() { frontPending = true }
@@ -163,10 +162,7 @@ final class BrokerLoop {
             for signal in signals {
                 switch signal {
                 case .shutdown:
-                    if drainingSince == nil {
-                        drainingSince = now()
-                        logger.info("shutting down: answering admitted requests")
-                    }
+                    if drain.begin(at: now()) { logger.info("shutting down: answering admitted requests") }
                 case .metrics(let ask):
                     ask.fulfil(core.statsAnswer(.metrics, now: now()))
                 case .journaled(let sequence, let failure):
@@ -191,11 +187,11 @@ final class BrokerLoop {
                 nextTick = time + heartbeatNanos
                 if let until = core.rejoinUntil { nextTick = Swift.min(nextTick, until) } else { health.advance(to: .serving) }
             }
-            if let since = drainingSince {
+            if !drain.isAccepting {
                 // Past its window the broker answers nothing: nothing left to drain.
                 if !servingWindow.isOpen { break }
                 if core.clientsInFlight <= 0 && journaled.isEmpty { break }
-                if time > since, time - since > graceNanos {
+                if drain.isOverGrace(at: time) {
                     logger.warning("shutdown grace period over with requests unanswered")
                     break
                 }
@@ -203,7 +199,7 @@ final class BrokerLoop {
             let busy = frontPending || statsPending || backPending || monitorPending || capturePending || !mailbox.prepareToBlock()
             let wakeAt = Swift.min(nextTick, core.nextReturnDeadline ?? nextTick)
             let untilTick = wakeAt > time ? wakeAt - time : 0
-            let wait: Duration = busy ? .zero : drainingSince == nil ? .nanoseconds(Int64(untilTick)) : .milliseconds(20)
+            let wait = drain.pollTimeout(busy: busy, serving: .nanoseconds(Int64(untilTick)))
             let ready: DescriptorPoll.Ready
             do {
                 ready = try poll.wait(timeout: wait)

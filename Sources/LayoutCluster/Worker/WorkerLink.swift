@@ -149,7 +149,7 @@ final class WorkerLink {
     /// Serves until a shutdown: then tells the broker it leaves, answers what was admitted, and closes.
     func run() {
         connect()
-        var draining: Nanos?
+        var drain = ShutdownDrain(graceSeconds: configuration.shutdownGraceSeconds)
         var nextHeartbeat = now() + heartbeatNanos
         var statsPending = statsSocket != nil
         let statsDescriptor = statsSocket?.fileDescriptor
@@ -158,15 +158,14 @@ final class WorkerLink {
         while true {
             health.notePass()
             if publisherPending { publisherPending = receiveSubscriptions() }
-            if dealerPending { dealerPending = receiveFromBroker(accepting: draining == nil) }
-            if monitorPending { monitorPending = connectionEvents(draining: draining != nil) }
+            if dealerPending { dealerPending = receiveFromBroker(accepting: drain.isAccepting) }
+            if monitorPending { monitorPending = connectionEvents(draining: !drain.isAccepting) }
             var delivered = deliverMailbox()
             delivered.events = delivered.events || deliveredWhileReceiving.events
             delivered.shutdown = delivered.shutdown || deliveredWhileReceiving.shutdown
             deliveredWhileReceiving = (false, false)
             if delivered.events { publisherPending = true }
-            if delivered.shutdown, draining == nil {
-                draining = now()
+            if delivered.shutdown, drain.begin(at: now()) {
                 logger.info("worker shutting down: telling the broker, answering admitted requests")
                 // Leaving: the broker moves this worker's keys at once, so its reads end here.
                 lease?.revoke(at: now())
@@ -174,12 +173,12 @@ final class WorkerLink {
             }
             if statsPending { statsPending = answerStats() }
             if directPending, let directFront {
-                directPending = directFront.receive(accepting: draining == nil) { envelope, body, read, first in
+                directPending = directFront.receive(accepting: drain.isAccepting) { envelope, body, read, first in
                     admitDirect(envelope: envelope, body: body, read: read, alone: first, at: directFront)
                 }
             }
             let time = now()
-            if let since = draining {
+            if !drain.isAccepting {
                 if pool.isIdle {
                     // What the broker sent until now is answered (`busy`: not run), not left unread on a
                     // socket about to close, where the broker would answer it `unavailable` (outcome
@@ -188,7 +187,7 @@ final class WorkerLink {
                     _ = deliverMailbox()
                     break
                 }
-                if time > since, time - since > Nanos(configuration.shutdownGraceSeconds * 1e9) {
+                if drain.isOverGrace(at: time) {
                     logger.warning("shutdown grace period over with requests unanswered")
                     break
                 }
@@ -220,7 +219,7 @@ final class WorkerLink {
             let busy = dealerPending || statsPending || publisherPending || monitorPending || directPending || carried || !mailbox.prepareToBlock()
             var deadline = nextHeartbeat
             if let reconnectAt { deadline = min(deadline, reconnectAt) }
-            let wait: Duration = busy ? .zero : draining != nil ? .milliseconds(20) : .nanoseconds(Int64(deadline > time ? deadline - time : 0))
+            let wait = drain.pollTimeout(busy: busy, serving: .nanoseconds(Int64(deadline > time ? deadline - time : 0)))
             var descriptors: [Int32] = [mailbox.wakeUp.fileDescriptor, publisherDescriptor ?? -1]
             if let statsDescriptor { descriptors.append(statsDescriptor) }
             let directIndex = descriptors.count
