@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [.defaults, "YAML"]),
+        // FilePath, which swift-configuration's file provider takes (swift-configuration depends on it anyway).
+        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         // The operations HTTP listener (/metrics, /healthz, /readyz) and its Prometheus exposition.
@@ -70,6 +72,7 @@ let package = Package(
                 "ZeroMQ", "LayoutEngine", "LayoutWire", "LayoutJournal", "CMallocTuning",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -100,6 +103,7 @@ let package = Package(
                 "LayoutServer", "LayoutCluster",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -147,8 +151,21 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "LayoutJournalTests", dependencies: ["LayoutJournal", "LayoutTestKit"]),
         .testTarget(name: "LayoutWireTests", dependencies: ["LayoutWire", "LayoutEngine", "LayoutTestKit"]),
-        .testTarget(name: "LayoutClusterTests", dependencies: ["LayoutCluster", "LayoutServer", "LayoutWire", "LayoutEngine", "ZeroMQ", "LayoutTestKit"]),
-        .testTarget(name: "LayoutServerTests", dependencies: ["LayoutServer", "LayoutCluster", "LayoutClient", "ZeroMQ", "LayoutWire", "LayoutEngine", "LayoutJournal", "LayoutTestKit"]),
+        .testTarget(
+            name: "LayoutClusterTests",
+            dependencies: [
+                "LayoutCluster", "LayoutServer", "LayoutWire", "LayoutEngine", "ZeroMQ", "LayoutTestKit",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+            ]
+        ),
+        .testTarget(
+            name: "LayoutServerTests",
+            dependencies: [
+                "LayoutServer", "LayoutCluster", "LayoutClient", "ZeroMQ", "LayoutWire", "LayoutEngine", "LayoutJournal", "LayoutTestKit",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ]
 )
 

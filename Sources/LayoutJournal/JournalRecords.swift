@@ -18,8 +18,9 @@ public struct JournalKey: Sendable, Hashable, Comparable, CustomStringConvertibl
 /// One thing to write, in the order the daemon acknowledged them.
 public enum JournalWrite: Sendable {
     /// The body that rebuilds the key from nothing (its `prepare`, or a snapshot of it), which gave
-    /// `version`; what the key had before is forgotten.
-    case rebuild(JournalKey, version: Int, epoch: UInt64, items: Int, body: [UInt8])
+    /// `version`; what the key had before is forgotten. `epoch`: the broker epoch it was written under
+    /// (0 on a single daemon).
+    case rebuild(JournalKey, version: Int, epoch: UInt64 = 0, items: Int, body: [UInt8])
     /// A change that gave `version`, replayed after the key's earlier bodies.
     case change(JournalKey, version: Int, items: Int, body: [UInt8])
     /// The key is no longer kept; its version count goes on from `version`.

@@ -90,7 +90,7 @@ public struct LayoutDaemon: Service {
             stats.metrics.exposition(of: snapshot(), process: ProcessUsage.current())
         }
         let health = DaemonHealth()
-        let running = RunningDaemon(mailbox: mailbox, access: access, health: health)
+        let running = RunningNode(stop: { mailbox.post(.shutdown) }, health: health, access: access)
         let bound = BindResult()
         let configuration = self.configuration
         let logger = self.logger
@@ -130,21 +130,22 @@ public struct LayoutDaemon: Service {
         thread.name = "layoutd-io"
         thread.start()
         let endpoints = try bound.wait().get()
-        running.setEndpoints(front: endpoints.0, events: endpoints.1, stats: endpoints.2)
+        running.setEndpoints(RunningNode.Endpoints(front: endpoints.0, events: endpoints.1, stats: endpoints.2))
         durable?.restoreInBackground(concurrency: configuration.resolvedRestoreConcurrency)
-        if let httpAddress {
+        if httpAddress != nil {
             // Not ready while the journal cannot write: changes are refused then (queries still served).
             let readiness: @Sendable () -> String? = {
                 durable?.journal.unwritableReason.map { "the journal cannot write: \($0)" }
             }
+            let console: ConsoleSetup?
             do {
-                let console = try ConsoleSetup.forProcess(configuration: configuration, front: endpoints.0, stats: endpoints.2, events: endpoints.1, access: access)
-                let routes = OperationsRoutes(health: health, metrics: exposition, readiness: readiness, console: console)
-                running.attach(try OperationsServer(address: httpAddress, routes: routes, logger: logger))
+                console = try ConsoleSetup.forProcess(configuration: configuration, front: endpoints.0, stats: endpoints.2, events: endpoints.1, access: access)
             } catch {
                 running.stop()
-                throw ServerError("cannot bind http \(httpAddress): \(error)")
+                throw ServerError("cannot start the console: \(error)")
             }
+            let routes = OperationsRoutes(health: health, metrics: exposition, readiness: readiness, console: console)
+            try running.serveOperations(at: configuration.httpAddress, routes: routes, logger: logger)
         }
         return running
     }
@@ -176,70 +177,6 @@ extension LayoutDaemon {
         } catch {
             throw ServerError("journal \(configuration.journalURL): \(error.message)")
         }
-    }
-}
-
-/// A daemon that is serving: its bound endpoints and how to stop it.
-public final class RunningDaemon: Sendable {
-    private let mailbox: Mailbox<IOMessage>
-    private let stopped = DispatchGroup()
-    private let endpoints = Mutex((front: "", events: "", stats: ""))
-    /// With CURVE, the keys and the allow-list; nil without CURVE.
-    public let access: AccessControl?
-    /// The HTTP listener; closed once the sockets are, so `/readyz` answers 503 for the whole drain.
-    private let http = OperationsListenerSlot()
-    /// What `/healthz` and `/readyz` answer from.
-    public let health: DaemonHealth
-
-    init(mailbox: Mailbox<IOMessage>, access: AccessControl?, health: DaemonHealth) {
-        self.mailbox = mailbox
-        self.access = access
-        self.health = health
-        stopped.enter()
-    }
-
-    /// The server's CURVE public key, which clients need; nil without CURVE.
-    public var serverPublicKey: CurveKey? { access?.serverKeys.publicKey }
-
-    public var frontEndpoint: String { endpoints.withLock { $0.front } }
-    public var eventsEndpoint: String { endpoints.withLock { $0.events } }
-    public var statsEndpoint: String { endpoints.withLock { $0.stats } }
-    /// The HTTP listener's bound `host:port` (its port resolved); nil when `http` is empty.
-    public var httpAddress: String? { http.boundAddress }
-
-    func setEndpoints(front: String, events: String, stats: String) {
-        endpoints.withLock { $0 = (front, events, stats) }
-    }
-
-    /// Keeps the HTTP listener until the daemon stops (closing it at once if it already has).
-    func attach(_ server: OperationsServer) {
-        http.attach(server)
-    }
-
-    /// On the I/O thread, once its sockets are closed.
-    func markStopped() {
-        health.advance(to: .stopped)
-        http.close()
-        stopped.leave()
-    }
-
-    /// Stops accepting, answers admitted requests, then stops (asynchronously).
-    public func requestStop() {
-        health.advance(to: .draining)
-        mailbox.post(.shutdown)
-    }
-
-    /// Returns when the daemon has stopped and its sockets are closed.
-    public func waitUntilStopped() async {
-        await withCheckedContinuation { continuation in
-            stopped.notify(queue: .global()) { continuation.resume() }
-        }
-    }
-
-    /// Requests a stop and blocks until it is done.
-    public func stop() {
-        requestStop()
-        stopped.wait()
     }
 }
 

@@ -23,17 +23,18 @@ struct JobOriginTests {
         let limits = ServerConfiguration().inputLimits
         var jobs = ClusterJobHandler(handler: RequestHandler(store: store, stats: stats, limits: limits, startedAt: Date()), store: store, stats: stats, limits: limits, brokerJobs: BrokerJobDesk())
         jobs.membership = membership
-        func execute(_ body: String) -> JobReply {
-            switch jobs.decode(RequestBody(Array(body.utf8), caller: .anonymous, epoch: 7, conversation: membership.conversation)) {
+        func execute(_ body: String) -> JobReply? {
+            let origin = ClusterJobHandler.Origin(epoch: 7, conversation: membership.conversation)
+            switch jobs.decode(RequestBody(Array(body.utf8), caller: .anonymous), context: origin) {
             case .reply(let refused): return refused
-            case .run(let job, _): return jobs.execute(job)
+            case .run(let job, _): return jobs.answer(job)
             }
         }
         _ = execute(prepareBody("feed", count: 5))
         published.withLock { $0 = 0 }
         running.store(true, ordering: .relaxed)
         let reply = execute(body)
-        return (published.withLock { $0 }, reply.errorCode == nil)
+        return (published.withLock { $0 }, reply?.errorCode == nil && reply != nil)
     }
 
     @Test func aChangeRunningWhenTheConnectionEndsPublishesNothing() {

@@ -13,7 +13,7 @@ import ZeroMQ
             $0.httpAddress = "127.0.0.1:0"
             configure(&$0)
         }
-        let running = try #require(daemon.running as? RunningDaemon)
+        let running = daemon.running
         return (daemon, try #require(running.httpAddress))
     }
 

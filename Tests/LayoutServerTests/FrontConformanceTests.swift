@@ -22,6 +22,10 @@ import ZeroMQ
         let context: Context
         let endpoint: String
         let statsEndpoint: String
+        /// The process behind the front: the daemon, the broker, or the worker of the direct endpoint.
+        let node: RunningNode
+        /// The epoch a direct read of `feed` names (0 for the other fronts, which need none).
+        private(set) var epoch = 0
         private let daemon: TestDaemon?
         private let cluster: DirectReadCluster?
 
@@ -39,6 +43,7 @@ import ZeroMQ
                 context = daemon.context
                 endpoint = daemon.running.frontEndpoint
                 statsEndpoint = daemon.running.statsEndpoint
+                node = daemon.running
             case .direct:
                 let cluster = try DirectReadCluster(workers: ["direct-0"], configure: configure)
                 self.cluster = cluster
@@ -46,11 +51,12 @@ import ZeroMQ
                 context = cluster.context
                 endpoint = try #require(cluster.directEndpoints["direct-0"])
                 statsEndpoint = try #require(cluster.workerStatsEndpoints["direct-0"])
+                node = try #require(cluster.cluster.workers.first)
                 // A worker that has just joined answers reads only once its first lease arrives.
                 let key = try cluster.dealer()
                 #expect(try cluster.call(mosaicJob(key: "feed"), on: key).ok)
                 let route = try cluster.call(#"{"v":1,"id":"r","op":"route","layout":"feed"}"#, on: key)
-                let epoch = ((route["result"] as? [String: Any])?["keys"] as? [[String: Any]])?.first?["epoch"] as? Int ?? -1
+                epoch = ((route["result"] as? [String: Any])?["keys"] as? [[String: Any]])?.first?["epoch"] as? Int ?? -1
                 _ = try cluster.callUntilAnswered(#"{"v":1,"id":"q","op":"query","layout":"feed","epoch":\#(epoch),"items":[[0,0]]}"#, on: try cluster.dealer(endpoint))
             }
         }
@@ -181,5 +187,42 @@ import ZeroMQ
         let after = try front.stats()
         let pings = { (stats: [String: Any]) in ((stats["requests"] as? [String: Any])?["ping"] as? Int) ?? 0 }
         #expect(pings(after) - pings(before) >= 3, "\(after)")
+    }
+
+    /// A stop (what SIGTERM asks for) answers every request the front read before it, then the process
+    /// stops: admitted work is finished, and nothing read is left without an answer.
+    @Test(arguments: Kind.allCases) func aStopAnswersWhatTheFrontReadBeforeIt(_ kind: Kind) throws {
+        let front = try Front(kind)
+        let dealer = try front.dealer()
+        try dealer.set(.receiveTimeout, 60_000)
+        // Work that keeps the pool busy past the stop: large prepares, or (at the direct endpoint, which
+        // serves reads only) reads of every cell.
+        let count = 8
+        for index in 0..<count {
+            let body = kind == .direct
+                ? #"{"v":1,"id":"w\#(index)","op":"query","layout":"feed","epoch":\#(front.epoch),"rect":{"x":0,"y":0,"width":375,"height":100000}}"#
+                : mosaicJob(key: "drain-\(index)", count: 1_000_000).replacingOccurrences(of: #""id":"prepare-1""#, with: #""id":"w\#(index)""#)
+            _ = try dealer.send(multipart: [[], Array(body.utf8)])
+        }
+        // The front reads one connection's messages in order: once the ping behind them is answered,
+        // every one of them was read.
+        _ = try dealer.send(multipart: [[], Array(#"{"v":1,"id":"marker","op":"ping"}"#.utf8)])
+        var answered: [String: [String: Any]] = [:]
+        func receive() throws {
+            let frames = try #require(try dealer.receiveMultipart(), "a request read before the stop was not answered (\(answered.count) were)")
+            let reply = try TestDaemon.object(frames[frames.count - 1])
+            answered[reply["id"] as? String ?? "?"] = reply
+        }
+        while answered["marker"] == nil { try receive() }
+        front.node.requestStop()
+        while answered.count < count + 1 { try receive() }
+        for index in 0..<count {
+            let reply = try #require(answered["w\(index)"])
+            #expect(reply.ok || reply.errorCode == "busy", "\(reply)")
+        }
+        #expect(answered.values.contains { $0.ok && $0["id"] as? String != "marker" }, "admitted work was finished")
+        let bound = Date().addingTimeInterval(60)
+        while front.node.health.phase != .stopped, Date() < bound { usleep(20_000) }
+        #expect(front.node.health.phase == .stopped, "the \(kind) stopped once it had answered")
     }
 }

@@ -7,7 +7,7 @@ import Testing
 @Suite(.serialized) struct OperationsHTTPTests {
     /// The HTTP listener is the single daemon's.
     private func single(_ daemon: TestDaemon) throws -> RunningDaemon {
-        try #require(daemon.running as? RunningDaemon)
+        daemon.running
     }
 
     private func daemonWithHTTP(_ configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> (TestDaemon, String) {

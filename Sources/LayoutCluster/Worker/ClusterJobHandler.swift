@@ -18,6 +18,16 @@ struct ClusterJobHandler: JobHandler {
         case directRead(RequestHandler.Admitted, DirectReadFields, layout: String?, leaseTerm: UInt64?)
     }
 
+    /// Where a request came from: the broker's epoch and the worker's connection to it that a REQUEST
+    /// arrived on (a request from a connection that has ended is not run: the broker that sent it has
+    /// given up on this worker); both 0 for what did not come as a REQUEST.
+    struct Origin: Sendable {
+        var epoch: UInt64 = 0
+        var conversation: UInt64 = 0
+
+        static let none = Origin()
+    }
+
     let handler: RequestHandler
     let store: LayoutStore
     let stats: ServerStats
@@ -35,7 +45,7 @@ struct ClusterJobHandler: JobHandler {
     /// How the direct endpoint answered; nil without one.
     var directCounters: DirectReadCounters?
 
-    func decode(_ body: RequestBody) -> DecodeOutcome<Job> {
+    func decode(_ body: RequestBody, context origin: Origin) -> DecodeOutcome<Job> {
         switch brokerJobs.take(for: body) {
         case .restore(let job)?: return .run(.restore(job), key: job.header.key.schedulingKey)
         case .snapshot(let job)?: return .run(.snapshot(job), key: job.request.key.schedulingKey)
@@ -46,12 +56,12 @@ struct ClusterJobHandler: JobHandler {
         switch handler.decode(body) {
         case .run(let request, let key):
             let minVersion = request.request.operation.name == .query ? Self.forwardedMinVersion(in: body) : nil
-            return .run(.request(request, epoch: body.epoch, conversation: body.conversation, minVersion: minVersion), key: key)
+            return .run(.request(request, epoch: origin.epoch, conversation: origin.conversation, minVersion: minVersion), key: key)
         case .reply(let reply): return .reply(reply)
         }
     }
 
-    func execute(_ job: Job) -> JobReply {
+    func answer(_ job: Job) -> JobReply? {
         switch job {
         case .request(let request, let epoch, let conversation, let minVersion):
             if let membership, conversation != 0, conversation != membership.conversation {
@@ -81,7 +91,7 @@ struct ClusterJobHandler: JobHandler {
         case .release(let key):
             _ = store.release(key)
             fences?.lift(key)
-            return .silent
+            return nil
         case .directRead(let request, let fields, let layout, let leaseTerm):
             return executeDirect(request, fields, layout: layout, leaseTerm: leaseTerm)
         }

@@ -49,7 +49,7 @@ public struct ClusterWorker: Service {
             curve = nil
         }
         let context = try Context()
-        let mailbox = try Mailbox<IOMessage>()
+        let mailbox = try Mailbox<WorkerMessage>()
         let stats = ServerStats()
         let membership = WorkerMembership(livenessNanos: UInt64(cluster.heartbeatMilliseconds) * 1_000_000 * UInt64(cluster.liveness))
         let store = LayoutStore(capacityBytes: configuration.storeCapacityBytes, onChange: JobOrigin.fenced(by: membership) { change in

@@ -30,10 +30,11 @@ extension WorkerLink {
                 }
                 caller = named
             }
-            let body = RequestBody(last, caller: caller, epoch: brokerEpoch, conversation: membership.conversation)
+            let body = RequestBody(last, caller: caller)
+            let origin = ClusterJobHandler.Origin(epoch: brokerEpoch, conversation: membership.conversation)
             if !accepting {
                 reply(token: token, body: FrontReplies.busy(for: body, message: "the daemon is shutting down"))
-            } else if !pool.submit(envelope: Envelope([token.frame]), body: body) {
+            } else if !pool.submit(envelope: Envelope([token.frame]), body: body, context: origin) {
                 stats.recordRequest(op: "unknown", micros: 0, errorCode: "busy")
                 reply(token: token, body: FrontReplies.busy(for: body, message: "the request queue is full; retry later"))
             }
@@ -49,7 +50,7 @@ extension WorkerLink {
             var job = RestoreJob(header: header, frames: frames.dropFirst())
             job.epoch = brokerEpoch
             let body = brokerJobs.submit(.restore(job))
-            if !pool.submit(envelope: Envelope([token.frame]), body: body) {
+            if !pool.submit(envelope: Envelope([token.frame]), body: body, context: .none) {
                 // Nothing changed here: the broker sends it again.
                 brokerJobs.withdraw(body)
                 reply(token: token, body: RestoreOutcome.failed(code: "busy", message: "the worker's queue is full").body)
@@ -62,7 +63,7 @@ extension WorkerLink {
                 return true
             }
             let body = brokerJobs.submit(.snapshot(SnapshotJob(request: request)))
-            if !pool.submit(envelope: Envelope([token.frame]), body: body) {
+            if !pool.submit(envelope: Envelope([token.frame]), body: body, context: .none) {
                 brokerJobs.withdraw(body)
                 reply(token: token, body: SnapshotOutcome.failed(code: "busy", message: "the worker's queue is full").frame)
             }
@@ -72,7 +73,7 @@ extension WorkerLink {
             for key in ReleaseFrames.decode(frames) {
                 // In the key's order, behind the requests that came before it; nothing answers.
                 let body = brokerJobs.submit(.release(key))
-                if !pool.submit(envelope: Envelope(), body: body) {
+                if !pool.submit(envelope: Envelope(), body: body, context: .none) {
                     // A full queue: released at once rather than kept (the broker has moved on).
                     brokerJobs.withdraw(body)
                     _ = store.release(key)

@@ -16,7 +16,7 @@ extension WorkerLink {
         guard let jobs = directJobs, body.attachments.isEmpty, body.count <= InlineAnswerBounds.maxBodyBytes else {
             // Decoded by the pool, which finds it on the desk.
             directReads?.file(read, with: body)
-            return pool.submit(envelope: envelope, body: body)
+            return pool.submit(envelope: envelope, body: body, context: .none)
         }
         let arrived = DispatchTime.now().uptimeNanoseconds
         switch jobs.decodeDirect(body, arrivedIn: read.leaseTerm) {

@@ -38,7 +38,7 @@ final class WorkerLink {
     /// What deliveries made while answering a direct read here sent, for the loop to act on (a shutdown
     /// among them, events to flush) on its next pass.
     var deliveredWhileReceiving = (events: false, shutdown: false)
-    let mailbox: Mailbox<IOMessage>
+    let mailbox: Mailbox<WorkerMessage>
     let pool: WorkerPool<ClusterJobHandler>
     let store: LayoutStore
     let stats: ServerStats
@@ -49,7 +49,7 @@ final class WorkerLink {
     let health: DaemonHealth
     let logger: Logger
     let workerID: String
-    var inbox: [IOMessage] = []
+    var inbox: [WorkerMessage] = []
 
     let heartbeatNanos: Nanos
     let livenessNanos: Nanos
@@ -87,7 +87,7 @@ final class WorkerLink {
     let directEndpoint: String?
 
     init(
-        context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, mailbox: Mailbox<IOMessage>,
+        context: Context, configuration: ServerConfiguration, cluster: ClusterConfiguration, mailbox: Mailbox<WorkerMessage>,
         pool: WorkerPool<ClusterJobHandler>, store: LayoutStore, stats: ServerStats, brokerJobs: BrokerJobDesk,
         curve: (keys: CurveKeyPair, broker: CurveKey)?, membership: WorkerMembership, health: DaemonHealth,
         direct: (reads: JobDesk<DirectRead>, lease: ReadLease, fences: DirectReadFences, counters: DirectReadCounters, access: AccessControl?)? = nil,

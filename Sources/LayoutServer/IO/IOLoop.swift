@@ -230,8 +230,6 @@ final class IOLoop {
                     logger.warning("event publish failed", metadata: ["error": "\(error)"])
                 }
                 delivered.events = true
-            case .toBroker:
-                continue
             case .shutdown:
                 delivered.shutdown = true
             }

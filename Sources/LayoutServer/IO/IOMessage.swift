@@ -5,9 +5,6 @@ public enum IOMessage: Sendable {
     /// An event to publish: topic frame and JSON body frame, for the subscribers of `namespace` (with
     /// CURVE; without it there is only the namespace "", and every subscriber's).
     case event(namespace: String, topic: [UInt8], body: [UInt8])
-    /// A cluster worker's message to its broker (frames after `MDPW01`), in order with its replies and
-    /// events: EVICTED, posted by its store. A single daemon has no broker and is never sent one.
-    case toBroker([[UInt8]])
     /// Stop accepting work, answer what was admitted, then return from `run()`.
     case shutdown
 }

@@ -18,29 +18,19 @@ public final class RequestBody: @unchecked Sendable {
     public let caller: Caller
     /// The binary frames sent after the body (PROTOCOL.md §2), which its size columns may name.
     public let attachments: [RequestBody]
-    /// On a cluster worker: the epoch of the broker that sent it (0 elsewhere).
-    public let epoch: UInt64
-    /// On a cluster worker: the connection to its broker it came on (0 elsewhere); a request from a
-    /// connection that has ended is not run (the broker that sent it has given up on this worker).
-    public let conversation: UInt64
 
-    /// A body received by a socket: by the daemon's I/O thread, or by a front of the caller's own (the
-    /// cluster worker's link to its broker).
-    public init(_ message: consuming Message, caller: Caller = .anonymous, attachments: [RequestBody] = [], epoch: UInt64 = 0, conversation: UInt64 = 0) {
+    /// A body received by a socket: by the daemon's I/O thread, or by a front of the caller's own .
+    public init(_ message: consuming Message, caller: Caller = .anonymous, attachments: [RequestBody] = []) {
         storage = .message(message)
         self.caller = caller
         self.attachments = attachments
-        self.epoch = epoch
-        self.conversation = conversation
     }
 
     /// A body from bytes (tests, and callers outside a socket).
-    public init(_ bytes: [UInt8], caller: Caller = .anonymous, attachments: [RequestBody] = [], epoch: UInt64 = 0, conversation: UInt64 = 0) {
+    public init(_ bytes: [UInt8], caller: Caller = .anonymous, attachments: [RequestBody] = []) {
         storage = .bytes(bytes)
         self.caller = caller
         self.attachments = attachments
-        self.epoch = epoch
-        self.conversation = conversation
     }
 
     public var count: Int {

@@ -121,7 +121,7 @@ public final class DurableLayouts: Sendable {
             return .success((.drop(JournalKey(key), version: version), nil))
         case .prepared(let key, let version, let layout):
             if let body {
-                return .success((.rebuild(JournalKey(key), version: version, epoch: 0, items: layout.itemCount, body: []), body))
+                return .success((.rebuild(JournalKey(key), version: version, items: layout.itemCount, body: []), body))
             }
             return snapshot(key, version: version, layout: layout)
         case .changed(let key, let version, let layout):
@@ -135,7 +135,7 @@ public final class DurableLayouts: Sendable {
     private func snapshot(_ key: LayoutKey, version: Int, layout: PreparedLayout) -> Result<(JournalWrite, JournaledBody?), WireError> {
         switch SnapshotBody.encode(layout: key.name, input: layout.input, limits: limits) {
         case .success(let writer):
-            return .success((.rebuild(JournalKey(key), version: version, epoch: 0, items: layout.itemCount, body: writer.withUnsafeBytes { Array($0) }), nil))
+            return .success((.rebuild(JournalKey(key), version: version, items: layout.itemCount, body: writer.withUnsafeBytes { Array($0) }), nil))
         case .failure(let error):
             return .failure(error)
         }

@@ -38,6 +38,15 @@ public struct RequestHandler: JobHandler {
         self.startedAt = startedAt
     }
 
+    public func decode(_ body: RequestBody, context: Void) -> DecodeOutcome<Admitted> {
+        decode(body)
+    }
+
+    public func answer(_ admitted: Admitted) -> JobReply? {
+        execute(admitted)
+    }
+
+    /// Decodes a request body: the request to run on its layout's key, or the reply to a bad one.
     public func decode(_ body: RequestBody) -> DecodeOutcome<Admitted> {
         let caller = body.caller
         return body.withUnsafeBytes { bytes, frames in
@@ -61,6 +70,7 @@ public struct RequestHandler: JobHandler {
         }
     }
 
+    /// Runs an admitted request and produces its reply.
     public func execute(_ admitted: Admitted) -> JobReply {
         let request = admitted.request
         let op = request.operation.name.rawValue

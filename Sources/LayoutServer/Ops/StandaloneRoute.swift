@@ -11,6 +11,6 @@ import LayoutWire
 enum StandaloneRoute {
     /// The reply to a `route` request with this `id`.
     static func reply(id: RequestID?) -> [UInt8] {
-        ReplyEncoder.success(id: id, result: RouteResult(role: "daemon", version: 0, epoch: 0, workers: [], keys: []))
+        ReplyEncoder.success(id: id, result: RouteResult.standalone)
     }
 }

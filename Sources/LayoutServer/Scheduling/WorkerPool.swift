@@ -1,13 +1,18 @@
 import Dispatch
 import Synchronization
 
-/// What the worker pool runs for each request: decode the body, then execute it.
+/// What the worker pool runs for each request: decode the body, then answer it.
 public protocol JobHandler: Sendable {
     associatedtype Decoded: Sendable
+    /// What the front that admits a request hands its handler beside the body: nothing for the
+    /// daemon's front (`Void`); a role with fronts of its own passes what its handler must know of
+    /// where the request came from.
+    associatedtype Context: Sendable = Void
     /// Decodes a request body (on a worker thread).
-    func decode(_ body: RequestBody) -> DecodeOutcome<Decoded>
-    /// Runs a decoded request and produces its reply (on a worker thread, one at a time per key).
-    func execute(_ request: Decoded) -> JobReply
+    func decode(_ body: RequestBody, context: Context) -> DecodeOutcome<Decoded>
+    /// Runs a decoded request and produces its reply (on a worker thread, one at a time per key); nil
+    /// when the job answers nobody: its reply is neither counted nor sent.
+    func answer(_ request: Decoded) -> JobReply?
 }
 
 /// The result of decoding a body.
@@ -25,9 +30,6 @@ public struct JobReply: Sendable {
     public var op: String
     /// The error code when the reply is a failure.
     public var errorCode: String?
-
-    /// Whether the job answers nobody (a cluster worker's RELEASE of a key): neither counted nor sent.
-    public var isSilent = false
 
     public init(body: ReplyBody, op: String, errorCode: String?) {
         self.body = body
@@ -48,13 +50,6 @@ public struct JobReply: Sendable {
         public init(wait: @escaping @Sendable (@escaping @Sendable (JobReply) -> Void) -> Void) {
             self.wait = wait
         }
-    }
-
-    /// The reply of a job that answers nobody.
-    public static var silent: JobReply {
-        var reply = JobReply(body: ReplyBody([]), op: "", errorCode: nil)
-        reply.isSilent = true
-        return reply
     }
 }
 
@@ -77,14 +72,15 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
         /// When the request arrived, in `DispatchTime` nanoseconds (cheaper to read and subtract than
         /// a `ContinuousClock.Instant`, and this is read twice per request).
         let arrived: UInt64
-        /// nil once decoded: a large request's memory is freed early.
-        var body: RequestBody?
+        /// The body and what its front said of it; nil once decoded: a large request's memory is
+        /// freed early.
+        var request: (body: RequestBody, context: Handler.Context)?
         var decoded: Handler.Decoded?
         var key: String?
 
-        init(envelope: Envelope, body: RequestBody?, arrived: UInt64) {
+        init(envelope: Envelope, request: (body: RequestBody, context: Handler.Context)?, arrived: UInt64) {
             self.envelope = envelope
-            self.body = body
+            self.request = request
             self.arrived = arrived
         }
     }
@@ -125,9 +121,10 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
         self.deliver = deliver
     }
 
-    /// Admits a request; false when the pool is full (the caller answers `busy` at once).
-    public func submit(envelope: Envelope, body: RequestBody) -> Bool {
-        let job = Job(envelope: envelope, body: body, arrived: DispatchTime.now().uptimeNanoseconds)
+    /// Admits a request and what its front says of it; false when the pool is full (the caller
+    /// answers `busy` at once).
+    public func submit(envelope: Envelope, body: RequestBody, context: Handler.Context) -> Bool {
+        let job = Job(envelope: envelope, request: (body, context), arrived: DispatchTime.now().uptimeNanoseconds)
         let (admitted, tasks) = state.withLock { state -> (Bool, [Task]) in
             guard let sequence = state.scheduler.admit() else { return (false, []) }
             state.jobs[sequence] = job
@@ -141,7 +138,7 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
     /// Admits a request its caller has decoded already (`decoded`, working on `key`); false when the
     /// pool is full. It runs in arrival order with those `submit` admitted.
     public func submit(envelope: Envelope, decoded: Handler.Decoded, key: String?) -> Bool {
-        let job = Job(envelope: envelope, body: nil, arrived: DispatchTime.now().uptimeNanoseconds)
+        let job = Job(envelope: envelope, request: nil, arrived: DispatchTime.now().uptimeNanoseconds)
         job.decoded = decoded
         job.key = key
         let (admitted, tasks) = state.withLock { state -> (Bool, [Task]) in
@@ -221,7 +218,7 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
                 switch outcome {
                 case .decoded(let sequence, let decoded, let key):
                     task.job.decoded = decoded
-                    task.job.body = nil
+                    task.job.request = nil
                     task.job.key = key
                     state.scheduler.decoded(sequence, key: key, needsExecution: true)
                 case .failedDecode(let sequence):
@@ -251,7 +248,11 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
         let job = task.job
         switch task.work {
         case .decode(let sequence):
-            switch handler.decode(job.body ?? RequestBody([])) {
+            guard let request = job.request else {
+                finish(job, Self.lostRequest)
+                return .failedDecode(sequence)
+            }
+            switch handler.decode(request.body, context: request.context) {
             case .run(let decoded, let key):
                 return .decoded(sequence, decoded, key: key)
             case .reply(let reply):
@@ -259,13 +260,13 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
                 return .failedDecode(sequence)
             }
         case .execute(let sequence):
-            let reply: JobReply
+            let reply: JobReply?
             if let decoded = job.decoded {
-                reply = handler.execute(decoded)
+                reply = handler.answer(decoded)
             } else {
-                reply = JobReply(body: ReplyBody(Array(#"{"v":1,"id":null,"ok":false,"error":{"code":"internal","message":"job lost its decoded request"}}"#.utf8)), op: "unknown", errorCode: "internal")
+                reply = Self.lostRequest
             }
-            if let deferral = reply.deferral {
+            if let deferral = reply?.deferral {
                 return .suspended(sequence, job, deferral)
             }
             // Deliver before releasing the key, so replies for one key leave in order.
@@ -284,11 +285,23 @@ public final class WorkerPool<Handler: JobHandler>: Sendable {
         for task in tasks { start(task) }
     }
 
-    private func finish(_ job: Job, _ reply: JobReply) {
-        guard !reply.isSilent else { return }
+    /// What a job whose request went missing answers (a defect of the pool's, never of the input).
+    private static var lostRequest: JobReply {
+        JobReply(body: ReplyBody(Array(#"{"v":1,"id":null,"ok":false,"error":{"code":"internal","message":"job lost its request"}}"#.utf8)), op: "unknown", errorCode: "internal")
+    }
+
+    private func finish(_ job: Job, _ reply: JobReply?) {
+        guard let reply else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         let micros = (now > job.arrived ? now - job.arrived : 0) / 1000
         stats.recordRequest(op: reply.op, micros: micros, errorCode: reply.errorCode)
         deliver(OutgoingReply(envelope: job.envelope, body: reply.body))
+    }
+}
+
+extension WorkerPool where Handler.Context == Void {
+    /// Admits a request from a front that has nothing to say of it; false when the pool is full.
+    public func submit(envelope: Envelope, body: RequestBody) -> Bool {
+        submit(envelope: envelope, body: body, context: ())
     }
 }

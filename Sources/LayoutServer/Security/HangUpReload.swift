@@ -59,8 +59,6 @@ extension ClientKeyHolder {
     }
 }
 
-extension RunningDaemon: ClientKeyHolder {}
-
 extension LayoutDaemon {
     /// The access control CURVE needs, read and checked from the key files; nil without CURVE. Also
     /// warns loudly when a daemon without CURVE listens beyond this machine.

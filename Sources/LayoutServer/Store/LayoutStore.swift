@@ -4,9 +4,9 @@ import Synchronization
 
 /// A change the store made, in the order it made them; `version` is the layout's version after it.
 public enum StoreChange: Sendable {
-    /// `epoch`: the stamp of the layout it concerns (a cluster worker's, see `stamp`; 0 elsewhere), by
-    /// which a broker tells an eviction of the key's copy from one of a stale copy.
-    case invalidated(key: LayoutKey, version: Int, reason: InvalidationReason, contentSize: Size, epoch: UInt64 = 0)
+    /// `stamp`: the key's stamp (see `raiseStamp(of:to:)`; 0 when none was given), by which whoever
+    /// stamps keys tells which of their stamps a change concerns.
+    case invalidated(key: LayoutKey, version: Int, reason: InvalidationReason, contentSize: Size, stamp: UInt64 = 0)
     case batch(key: LayoutKey, version: Int, members: [EncodedMember], contentSize: Size)
 }
 
@@ -47,8 +47,8 @@ public final class LayoutStore: Sendable {
         public var version: Int
         public var items: Int
         public var bytes: Int
-        /// The epoch the layout was last changed under (a cluster worker's; 0 elsewhere).
-        public var epoch: UInt64 = 0
+        /// The key's stamp (see `raiseStamp(of:to:)`; 0 when none was given).
+        public var stamp: UInt64 = 0
     }
 
     /// What stands behind the layouts in memory.
@@ -239,16 +239,17 @@ public final class LayoutStore: Sendable {
         }
     }
 
-    /// Records that `key` was last changed under `epoch` (a cluster worker's broker epoch), which READY
-    /// reports with its version; never goes back.
-    public func stamp(_ key: LayoutKey, epoch: UInt64) {
+    /// Raises `key`'s stamp to `stamp` (never lowers it): a number its host attaches to the key and
+    /// reads back with its version (a cluster worker's: the broker epoch the key last changed under).
+    /// The store only keeps it, with the key, for as long as it keeps the key's version.
+    public func raiseStamp(of key: LayoutKey, to stamp: UInt64) {
         state.withLock { state in
             let slot = state.slot(of: key) ?? state.addSlot(for: key)
-            if epoch > state[slot].epoch { state[slot].epoch = epoch }
+            if stamp > state[slot].stamp { state[slot].stamp = stamp }
         }
     }
 
-    /// The kept layout under `key`, its version and epoch stamp; nil when none is kept. One lookup: a
+    /// The kept layout under `key`, its version and stamp; nil when none is kept. One lookup: a
     /// cluster worker's direct endpoint asks it for every read it answers.
     public func summary(forKey key: LayoutKey) -> Summary? {
         state.withLock { state in
@@ -320,7 +321,7 @@ public final class LayoutStore: Sendable {
     private func invalidate(_ state: inout StoreState, slot: Int32, reason: InvalidationReason, contentSize: Size) -> Int {
         let version = state[slot].version + 1
         state[slot].version = version
-        onChange(.invalidated(key: state[slot].key, version: version, reason: reason, contentSize: contentSize, epoch: state[slot].epoch))
+        onChange(.invalidated(key: state[slot].key, version: version, reason: reason, contentSize: contentSize, stamp: state[slot].stamp))
         return version
     }
 }

@@ -1,12 +1,12 @@
 import LayoutEngine
 
 /// What a key costs the store, kept in one flat array: its layout (nil once dropped or evicted: its
-/// version is still kept), version, epoch stamp, and its links in the recency list.
+/// version is still kept), version, stamp, and its links in the recency list.
 struct StoreSlot {
     var key: LayoutKey
     var layout: PreparedLayout?
     var version: Int
-    var epoch: UInt64 = 0
+    var stamp: UInt64 = 0
     /// The layout's `byteCount` (0 when not resident).
     var bytes: Int = 0
     /// Neighbours in the recency list of resident layouts (-1: none).
@@ -58,7 +58,7 @@ struct StoreState: ~Copyable {
         return slot
     }
 
-    /// Forgets `slot`'s key altogether (its layout, version and epoch).
+    /// Forgets `slot`'s key altogether (its layout, version and stamp).
     mutating func removeSlot(_ slot: Int32) {
         forgetLayout(in: slot)
         let key = slots[Int(slot)].key
@@ -68,10 +68,10 @@ struct StoreState: ~Copyable {
         freeSlots.append(slot)
     }
 
-    /// Removes `slot` when it keeps nothing: no layout, version 0, no epoch.
+    /// Removes `slot` when it keeps nothing: no layout, version 0, no stamp.
     mutating func removeIfEmpty(_ slot: Int32) {
         let held = slots[Int(slot)]
-        if held.layout == nil, held.version == 0, held.epoch == 0 { removeSlot(slot) }
+        if held.layout == nil, held.version == 0, held.stamp == 0 { removeSlot(slot) }
     }
 
     /// Makes `layout` the slot's, as the most recently used.
@@ -145,7 +145,7 @@ struct StoreState: ~Copyable {
     func summary(of slot: Int32, perKey: Int) -> LayoutStore.Summary? {
         let held = slots[Int(slot)]
         guard let layout = held.layout else { return nil }
-        return LayoutStore.Summary(key: held.key, version: held.version, items: layout.itemCount, bytes: bytes(of: slot, perKey: perKey), epoch: held.epoch)
+        return LayoutStore.Summary(key: held.key, version: held.version, items: layout.itemCount, bytes: bytes(of: slot, perKey: perKey), stamp: held.stamp)
     }
 
     private static func heapBytes(of key: LayoutKey) -> Int {

@@ -44,6 +44,9 @@ public struct RouteResult: WireResult, Hashable, Sendable {
         self.keys = keys
     }
 
+    /// A single daemon's answer: no workers, no keys, so every read goes to the front it asked.
+    public static let standalone = RouteResult(role: "daemon", version: 0, epoch: 0, workers: [], keys: [])
+
     public func encode(into writer: inout JSONWriter) {
         writer.write(byte: UInt8(ascii: "{"))
         if let role {

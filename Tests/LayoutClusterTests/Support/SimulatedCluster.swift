@@ -499,7 +499,7 @@ final class SimulatedWorker {
         case .request(let token, let body, let caller):
             // The caller's frame as the worker reads it off the wire.
             let received = caller.flatMap { Caller(workerFrame: $0.workerFrame) } ?? .anonymous
-            return (token, execute(RequestBody(body.array, caller: received, epoch: brokerEpoch)))
+            return (token, execute(RequestBody(body.array, caller: received), from: ClusterJobHandler.Origin(epoch: brokerEpoch)))
         case .restore(let token, let header, let bodies):
             if refusesRestores || restoresToRefuse > 0 {
                 restoresToRefuse = max(0, restoresToRefuse - 1)
@@ -534,10 +534,10 @@ final class SimulatedWorker {
         }
     }
 
-    private func execute(_ body: RequestBody) -> ReplyBody {
-        switch jobs.decode(body) {
+    private func execute(_ body: RequestBody, from origin: ClusterJobHandler.Origin = .none) -> ReplyBody {
+        switch jobs.decode(body, context: origin) {
         case .reply(let reply): return reply.body
-        case .run(let job, _): return jobs.execute(job).body
+        case .run(let job, _): return jobs.answer(job)?.body ?? ReplyBody([])
         }
     }
 }

@@ -93,7 +93,7 @@ extension SimulatedWorker {
         // Run at once: it arrives and is answered at one instant, in one term of the lease.
         switch jobs.decodeDirect(request, arrivedIn: jobs.lease?.termIfHoldingNow) {
         case .reply(let reply): return reply.body.bytes
-        case .run(let job, _): return jobs.execute(job).body.bytes
+        case .run(let job, _): return jobs.answer(job)?.body.bytes ?? []
         }
     }
 }

@@ -24,19 +24,9 @@ enum Topology: Hashable, Sendable, CustomTestStringConvertible {
     }
 }
 
-/// The endpoints a client connects to.
-protocol ServingEndpoints: AnyObject, Sendable {
-    var frontEndpoint: String { get }
-    var eventsEndpoint: String { get }
-    var statsEndpoint: String { get }
-}
-
-extension RunningDaemon: ServingEndpoints {}
-extension RunningNode: ServingEndpoints {}
-
 /// A real daemon (or cluster) on free loopback ports, and raw sockets to talk to it.
 final class TestDaemon {
-    let running: any ServingEndpoints
+    let running: RunningNode
     let context: Context
     private let stops: [() -> Void]
 
