@@ -31,13 +31,7 @@ public struct LayoutDaemon: Service {
             "http": "\(running.httpAddress ?? "off")", "workers": "\(configuration.resolvedWorkers)",
             "journal": "\(configuration.journalURL) (\(configuration.journalDurability.rawValue))",
         ])
-        await running.serve(reloadingOn: hangUps, logger: logger) {
-            await withGracefulShutdownHandler {
-                await running.waitUntilStopped()
-            } onGracefulShutdown: {
-                running.requestStop()
-            }
-        }
+        await running.serveUntilStopped(reloadingOn: hangUps, logger: logger)
         logger.info("layoutd stopped")
     }
 

@@ -6,7 +6,7 @@ import ZeroMQ
 /// A daemon, broker or worker that is serving: its bound endpoints, its operations listener and how to
 /// stop it. Each role's `start()` returns one; the role's I/O thread calls `markStopped()` once its
 /// sockets are closed.
-public final class RunningNode: Sendable, ClientKeyHolder {
+public final class RunningNode: Sendable {
     /// The endpoints a node bound, their ports resolved ("" for one it has not).
     public struct Endpoints: Sendable {
         public var front = ""

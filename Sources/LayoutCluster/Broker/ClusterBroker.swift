@@ -32,13 +32,7 @@ public struct ClusterBroker: Service {
             "front": "\(running.frontEndpoint)", "events": "\(running.eventsEndpoint)", "stats": "\(running.statsEndpoint)",
             "back": "\(running.backEndpoint)", "eventsIn": "\(running.eventsInEndpoint)",
         ])
-        await running.serve(reloadingOn: hangUps, logger: logger) {
-            await withGracefulShutdownHandler {
-                await running.waitUntilStopped()
-            } onGracefulShutdown: {
-                running.requestStop()
-            }
-        }
+        await running.serveUntilStopped(reloadingOn: hangUps, logger: logger)
         logger.info("layoutd broker stopped")
     }
 

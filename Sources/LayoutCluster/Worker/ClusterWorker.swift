@@ -30,13 +30,7 @@ public struct ClusterWorker: Service {
             "broker": "\(cluster.joinEndpoint ?? "")", "events": "\(cluster.joinEventsEndpoints.joined(separator: ","))",
             "worker": "\(cluster.resolvedWorkerID)", "workers": "\(configuration.resolvedWorkers)",
         ])
-        await running.serve(reloadingOn: hangUps, logger: logger) {
-            await withGracefulShutdownHandler {
-                await running.waitUntilStopped()
-            } onGracefulShutdown: {
-                running.requestStop()
-            }
-        }
+        await running.serveUntilStopped(reloadingOn: hangUps, logger: logger)
         logger.info("layoutd worker stopped")
     }
 

@@ -28,13 +28,7 @@ extension AccessControl {
     }
 }
 
-/// A running node whose clients may be admitted by CURVE keys: the single daemon, or a cluster's broker.
-public protocol ClientKeyHolder {
-    /// Who is admitted, when CURVE is on; nil without it.
-    var access: AccessControl? { get }
-}
-
-extension ClientKeyHolder {
+extension RunningNode {
     /// Rereads `security.clientKeysFile` (what SIGHUP does), logging the outcome: a file that is not
     /// valid is reported and changes nothing. False when CURVE is off or the file was refused.
     @discardableResult
@@ -46,14 +40,18 @@ extension ClientKeyHolder {
         return access.reload(logging: logger)
     }
 
-    /// Runs `serve` (a node's life until it stops); meanwhile, when `hangUps` traps SIGHUP, each one
-    /// rereads the client keys.
-    public func serve(reloadingOn hangUps: UnixSignalsSequence?, logger: Logger, _ serve: () async -> Void) async {
+    /// Serves until the node stops: a graceful shutdown of the service (SIGTERM, SIGINT) asks it to
+    /// drain; meanwhile, when `hangUps` traps SIGHUP, each one rereads the client keys.
+    public func serveUntilStopped(reloadingOn hangUps: UnixSignalsSequence?, logger: Logger) async {
         await withTaskGroup(of: Void.self) { group in
             if let hangUps, let access {
                 group.addTask { await access.reload(on: hangUps, logger: logger) }
             }
-            await serve()
+            await withGracefulShutdownHandler {
+                await waitUntilStopped()
+            } onGracefulShutdown: {
+                self.requestStop()
+            }
             group.cancelAll()
         }
     }
