@@ -9,7 +9,9 @@ reply to its request by ``id``).
 from __future__ import annotations
 
 import asyncio
+import math
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -152,7 +154,15 @@ class AsyncClient(ClientCore):
             deadline=deadline,
             max_in_flight=max_in_flight,
         )
-        self._room: asyncio.Semaphore | None = None
+        #: Calls holding a place (at most ``max_in_flight``), and those waiting for one, first come first.
+        self._in_flight = 0
+        self._waiting_room: deque[asyncio.Future[None]] = deque()
+        #: The one timer that wakes requests whose attempt ran out (instead of a timer per request), and
+        #: when it fires (``time.monotonic()``; ``inf``: not set).
+        self._watch: asyncio.TimerHandle | None = None
+        self._watch_at = math.inf
+        #: A read of the socket is scheduled for this loop iteration already.
+        self._read_soon = False
         self._looked_up: asyncio.Event | None = None
         self._plain: zmq.Socket[Any] = None  # type: ignore[assignment]  # set with _socket
         self._fd: Any = None
@@ -195,6 +205,7 @@ class AsyncClient(ClientCore):
     def _readable(self, socket: zmq.asyncio.Socket) -> None:
         """Files every reply waiting on ``socket`` (without blocking), if it is still the one in use. The
         socket's FD is edge-triggered: reading ZMQ_EVENTS until it shows no input re-arms it."""
+        self._read_soon = False
         plain = self._plain
         recv = plain.recv
         try:
@@ -218,7 +229,7 @@ class AsyncClient(ClientCore):
         except zmq.ZMQError:
             return
 
-    async def _send(self, slot: Slot[Any]) -> None:
+    def _send(self, slot: Slot[Any]) -> None:
         socket = self._front()
         plain = self._plain
         try:  # queued at once (no high-water mark: max_in_flight bounds it); attachments without a copy
@@ -232,9 +243,35 @@ class AsyncClient(ClientCore):
         else:
             queued = True
         self._sent(slot, queued)
-        # A send can take in what the I/O thread delivered and leave the edge-triggered FD quiet: look now.
-        if int(plain.get(zmq.EVENTS)) & zmq.POLLIN:
+        if slot.deadline < self._watch_at:
+            self._watch_until(slot.deadline)
+        # A send can take in what the I/O thread delivered and leave the edge-triggered FD quiet: look once
+        # this loop iteration is through (one read for every send of the iteration, so replies go in batches).
+        if not self._read_soon and int(plain.get(zmq.EVENTS)) & zmq.POLLIN:
+            self._read_soon = True
             self._loop.call_soon(self._readable, socket)
+
+    def _watch_until(self, when: float) -> None:
+        """Makes the watch timer fire at ``when`` (``time.monotonic()``)."""
+        if self._watch is not None:
+            self._watch.cancel()
+        self._watch_at = when
+        self._watch = self._loop.call_later(max(0.0, when - time.monotonic()), self._on_watch)
+
+    def _on_watch(self) -> None:
+        """Wakes every request whose attempt (or deadline) ran out, and sets the timer for the next one. It
+        fires about once per ``timeout`` while replies come, so looking at each request in flight costs
+        little; a timer per request would cost a heap entry and a cancel per reply."""
+        self._watch, self._watch_at = None, math.inf
+        now = time.monotonic()
+        soonest = math.inf
+        for slot in self._pending.values():
+            if slot.deadline <= now:
+                _wake(slot._owner)
+            elif slot.deadline < soonest:
+                soonest = slot.deadline
+        if soonest < math.inf and not self._closed:
+            self._watch_until(soonest)
 
     def _resend(self, again: list[Slot[Any]], delay: float) -> None:
         """Sends ``again`` on the new socket, after ``delay``, in a task of its own (so that no caller's
@@ -249,7 +286,7 @@ class AsyncClient(ClientCore):
             await asyncio.sleep(delay)  # every endpoint answered "standby": back off before the next round
         for slot in again:
             if not slot._done and not self._closed:
-                await self._send(slot)
+                self._send(slot)
 
     async def call(self, call: Call[T], *, timeout: float | None = None, deadline: float | None = None) -> T:
         """Sends ``call`` and returns its typed result (the failover and retry rules of the module's doc;
@@ -259,10 +296,35 @@ class AsyncClient(ClientCore):
             value = await self._query_directly(call, timeout)
             if value is not FALLBACK:
                 return value  # type: ignore[no-any-return]
-        if self._room is None:
-            self._room = asyncio.Semaphore(self.max_in_flight)
-        async with self._room:
+        if self._in_flight < self.max_in_flight and not self._waiting_room:
+            self._in_flight += 1
+        else:
+            await self._enter()
+        try:
             return await self._call_front(call, timeout, deadline)
+        finally:
+            self._leave()
+
+    async def _enter(self) -> None:
+        """Waits until a call that leaves hands its place over (a semaphore without its coroutines on the
+        way in and out, which every call pays for)."""
+        place: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting_room.append(place)
+        try:
+            await place
+        except asyncio.CancelledError:
+            if place.done() and not place.cancelled():  # handed over just as it was cancelled: pass it on
+                self._leave()
+            raise
+
+    def _leave(self) -> None:
+        waiting = self._waiting_room
+        while waiting:
+            place = waiting.popleft()
+            if not place.done():
+                place.set_result(None)  # the place goes to the next caller: the count stays
+                return
+        self._in_flight -= 1
 
     async def _call_front(self, call: Call[T], timeout: float | None, deadline: float | None) -> T:
         slot: _AsyncSlot[T] = self._open(
@@ -273,11 +335,15 @@ class AsyncClient(ClientCore):
             deadline,
         )
         try:
-            await self._send(slot)
+            self._send(slot)
             while not slot._done:
-                remaining = slot.deadline - time.monotonic()
-                if remaining > 0:
-                    await self._until(slot, remaining)
+                if slot.deadline > time.monotonic():
+                    owner: asyncio.Future[None] = slot._owner
+                    if owner.done():  # woken before: a new future to wait on
+                        owner = slot._owner = self._loop.create_future()
+                    if slot.deadline < self._watch_at:
+                        self._watch_until(slot.deadline)
+                    await owner  # set by the reply, or by the watch timer once the attempt ran out
                 elif self._expired(slot):
                     break
                 elif slot.generation == self._generation and self._socket is not None:
@@ -445,6 +511,9 @@ class AsyncClient(ClientCore):
     def close(self) -> None:
         """Closes the sockets; requests in flight fail."""
         self._closed = True
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch, self._watch_at = None, math.inf
         for task in list(self._resending):
             task.cancel()
         self._abandon()

@@ -283,7 +283,8 @@ class Client(ClientCore):
             self._resend(again, delay)
             return
         socket = self._front()
-        if socket.poll(millis(remaining), zmq.POLLIN):
+        # zmq_poll itself: Socket.poll builds a Poller (and a dict of its answer) for every wait.
+        if zmq.zmq_poll([(socket, zmq.POLLIN)], millis(remaining)):
             self._drain(socket)
 
     def _drain(self, socket: zmq.Socket[Any]) -> None:
