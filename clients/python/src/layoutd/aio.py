@@ -19,27 +19,21 @@ import zmq
 import zmq.asyncio
 
 from . import ops
+from .aio_direct import AsyncDirectReads, _DirectLink
+from .aio_stats import AsyncStatsRequests
+from .aio_subscriber import AsyncSubscriber
 from .core import (
     BEHIND_PAUSE,
-    DEFAULT_EVENTS,
     DEFAULT_FRONT,
     DEFAULT_MAX_IN_FLIGHT,
     FALLBACK,
-    METRICS_BODY,
-    STATS_BODY,
-    ClientCore,
     Slot,
-    millis,
     new_dealer,
-    route_timeout,
 )
 from .curve import CurveKeys
 from .direct import DirectReads
-from .errors import DecodeError, LayoutdError, Timeout
-from .events import CONFIRM_SECONDS, Gap, SubscriberBase
-from .models import Event, LayoutInfo, OtherEvent, QueryResult, Resync, Stats
-from .ops import Format
-from .wire import BinaryArrays, Call, Hooks, as_method, split_reply
+from .models import LayoutInfo
+from .wire import BinaryArrays, Call, Hooks, as_method
 
 __all__ = ["AsyncClient", "AsyncSubscriber"]
 
@@ -63,45 +57,6 @@ def _wake(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
-class _DirectLink:
-    """A DEALER to one worker's direct endpoint and its reader task, which hands each answer to the
-    direct attempt waiting for its id."""
-
-    def __init__(self, client: AsyncClient, socket: zmq.asyncio.Socket) -> None:
-        self.client = client
-        self.socket = socket
-        self.waiting: dict[int, asyncio.Future[tuple[dict[str, Any], list[Any]] | None]] = {}
-        self.reader = asyncio.get_running_loop().create_task(self._read())
-
-    async def _read(self) -> None:
-        try:
-            while True:
-                frames = await self.socket.recv_multipart(copy=False)
-                try:
-                    obj, rest = split_reply(frames)
-                except DecodeError:
-                    self.client.stray_replies += 1
-                    continue
-                request_id = obj.get("id")
-                future = self.waiting.pop(request_id, None) if type(request_id) is int else None
-                if future is None or future.done():
-                    self.client.stray_replies += 1  # a late answer to an attempt that gave up
-                    continue
-                future.set_result((obj, rest))
-        except (asyncio.CancelledError, zmq.ZMQError):
-            return
-
-    def close(self, linger: int = 0) -> None:
-        """Stops the reader and closes the socket; attempts still waiting go to the front."""
-        if self.reader is not asyncio.current_task():
-            self.reader.cancel()
-        self.socket.close(linger=linger)
-        for future in self.waiting.values():
-            if not future.done():
-                future.set_result(None)
-        self.waiting.clear()
-
-
 def _op(builder: Callable[P, Call[T]]) -> Callable[Concatenate[AsyncClient, P], Coroutine[Any, Any, T]]:
     async def method(self: AsyncClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
         return await self.call(builder(*args, **kwargs))
@@ -110,7 +65,7 @@ def _op(builder: Callable[P, Call[T]]) -> Callable[Concatenate[AsyncClient, P], 
     return method
 
 
-class AsyncClient(ClientCore):
+class AsyncClient(AsyncDirectReads, AsyncStatsRequests):
     """An asyncio layoutd client. The arguments are :class:`~layoutd.Client`'s (``context`` is a
     ``zmq.asyncio.Context``). Use it inside one event loop; ``async with`` (or :meth:`aclose`) closes it.
 
@@ -371,88 +326,6 @@ class AsyncClient(ClientCore):
         finally:
             timer.cancel()
 
-    async def _query_directly(self, call: Call[T], timeout: float | None) -> Any:
-        """``call`` (a query) answered by its key's owner, or ``FALLBACK``: send it to the front."""
-        router = self._router
-        key = call.fields["layout"]
-        while not router.front_known and self._lookups:  # the first answer tells a single daemon apart
-            if self._looked_up is None:
-                self._looked_up = asyncio.Event()
-            await self._looked_up.wait()
-            if not router.wants(call):
-                return FALLBACK
-        for _ in range(3):  # the key, then again after a doubtful answer (a bound: each answer settles one)
-            lookup = router.next_lookup(key)
-            if lookup is None:
-                break
-            if not await self._look_up(lookup, timeout, call):
-                return FALLBACK
-        entry = router.entry(key)
-        if entry is None or entry.endpoint is None:
-            return FALLBACK
-        direct = router.direct_call(call, entry)
-        request_id, frames = self._encode(direct)
-        answer = await self._direct_exchange(entry.endpoint, request_id, frames, self._direct_timeout(call, timeout))
-        if answer is None:
-            router.timed_out(entry.endpoint)
-            return FALLBACK
-        return self._direct_reply(direct, *answer)
-
-    async def _look_up(self, lookup: Call[Any], timeout: float | None, call: Call[Any]) -> bool:
-        """Sends ``lookup`` (a ``route``), or waits for the same one already under way. Raises the
-        :class:`~layoutd.errors.Timeout` of ``call`` when the front answered it on no attempt."""
-        name = lookup.fields.get("layout")
-        task = self._lookups.get(name)
-        if task is None:
-            task = asyncio.get_running_loop().create_task(self._fetch_routes(lookup, timeout))
-            self._lookups[name] = task
-
-            def forget(done: asyncio.Task[tuple[bool, BaseException | None]], name: str | None = name) -> None:
-                if self._lookups.get(name) is done:
-                    del self._lookups[name]
-                if self._looked_up is not None:  # wake the queries that waited for a first answer
-                    self._looked_up.set()
-                    self._looked_up = None
-
-            task.add_done_callback(forget)
-        answered, error = await asyncio.shield(task)  # one caller's cancellation does not stop the others'
-        if isinstance(error, Timeout):  # the front did not answer on any attempt: nor would it the query
-            raise route_timeout(error, call) from error
-        return answered
-
-    async def _fetch_routes(self, lookup: Call[Any], timeout: float | None) -> tuple[bool, BaseException | None]:
-        try:
-            result, error = await self.call(lookup, timeout=timeout), None
-        except (LayoutdError, RuntimeError, asyncio.CancelledError) as failure:  # RuntimeError: closed
-            result, error = None, failure
-        return self._router.routes_answered(lookup, result, error), error
-
-    async def _direct_exchange(
-        self, endpoint: str, request_id: int, frames: list[Any], wait: float
-    ) -> tuple[dict[str, Any], list[Any]] | None:
-        """Sends ``frames`` to a worker's direct endpoint and returns the answer to ``request_id``, or
-        ``None`` when none came within ``wait`` seconds (the socket is then closed)."""
-        if self._closed:
-            return None
-        link: _DirectLink | None = self._direct.get(endpoint)
-        if link is None:
-            link = self._direct[endpoint] = _DirectLink(self, new_dealer(self.context, endpoint, self.curve, wait))
-        future: asyncio.Future[tuple[dict[str, Any], list[Any]] | None] = asyncio.get_running_loop().create_future()
-        link.waiting[request_id] = future
-        deadline = time.monotonic() + wait
-        try:
-            await asyncio.wait_for(link.socket.send_multipart(frames), wait)
-            await asyncio.wait((future,), timeout=max(0.0, deadline - time.monotonic()))
-        except (asyncio.TimeoutError, zmq.ZMQError):
-            pass
-        finally:
-            link.waiting.pop(request_id, None)
-        if future.done() and not future.cancelled() and future.result() is not None:
-            return future.result()
-        if self._direct.get(endpoint) is link:  # no answer: a late one must not meet the next read
-            self._drop_direct(endpoint)
-        return None
-
     async def request(
         self,
         op: str,
@@ -478,35 +351,6 @@ class AsyncClient(ClientCore):
             if page.next is None or page.next == after:
                 return
             after = page.next
-
-    async def _stats_request(self, body: bytes, timeout: float | None) -> bytes:
-        if self._stats_lock is None:
-            self._stats_lock = asyncio.Lock()
-        wait = self._timeouts(Call("stats", {}), timeout, None)[0]
-        tried: list[str] = []
-        async with self._stats_lock:  # stats answers carry no id: one at a time
-            for _ in range(self.attempts):
-                endpoint = self._stats_endpoint()
-                if self._stats_socket is None:
-                    self._stats_socket = new_dealer(self.context, endpoint, self.curve, self.timeout)
-                socket = self._stats_socket
-                tried.append(endpoint)
-                try:
-                    await asyncio.wait_for(socket.send_multipart([b"", body]), wait)
-                    frames = await asyncio.wait_for(socket.recv_multipart(), wait)
-                    return bytes(frames[-1])
-                except (asyncio.TimeoutError, zmq.Again):
-                    pass
-                self._drop_stats_socket(move_on=True)
-        raise self._stats_timeout(tried, wait)
-
-    async def stats(self, *, timeout: float | None = None) -> Stats:
-        """The stats socket's numbers (PROTOCOL.md §8)."""
-        return self._parse_stats(await self._stats_request(STATS_BODY, timeout))
-
-    async def metrics(self, *, timeout: float | None = None) -> str:
-        """The Prometheus text."""
-        return self._metrics_text(await self._stats_request(METRICS_BODY, timeout))
 
     def close(self) -> None:
         """Closes the sockets; requests in flight fail."""
@@ -544,116 +388,3 @@ class AsyncClient(ClientCore):
     drop = _op(ops.drop)
     list_layouts = _op(ops.list_layouts)
     list = list_layouts  # noqa: A003
-
-
-class AsyncSubscriber(SubscriberBase):
-    """The asyncio :class:`~layoutd.events.Subscriber`: the same arguments, the same gap detection,
-    resyncs through its :class:`AsyncClient` (one event loop: no thread shares it). The constructor cannot
-    wait: with ``confirm=True`` (the default) ``async with`` waits for the confirmation, or the first
-    :meth:`next` does; ``await wait_ready()`` at any time.
-
-    Example::
-
-        async with AsyncSubscriber(events, topics=["batch:feed"], client=client) as sub:
-            await client.update("feed", updates=[...])      # its event reaches sub
-            async for item in sub:
-                ...
-    """
-
-    def __init__(
-        self,
-        endpoints: str | Sequence[str] = DEFAULT_EVENTS,
-        prefixes: Sequence[str] = ("",),
-        *,
-        topics: Sequence[str] = (),
-        client: AsyncClient | None = None,
-        curve: CurveKeys | None = None,
-        context: zmq.asyncio.Context | None = None,
-        versions: Mapping[str, int] | None = None,
-        resync_format: Format | None = None,
-        hooks: Hooks | None = None,
-        confirm: bool = True,
-        confirm_timeout: float = CONFIRM_SECONDS,
-        yield_others: bool = False,
-    ) -> None:
-        super().__init__(
-            endpoints,
-            prefixes,
-            client,
-            curve,
-            context if context is not None else zmq.asyncio.Context.instance(),
-            versions,
-            resync_format,
-            hooks,
-            topics,
-            yield_others,
-        )
-        self.client: AsyncClient | None = client
-        self._confirm = confirm
-        self._confirm_timeout = confirm_timeout
-
-    async def wait_ready(self, timeout: float = CONFIRM_SECONDS) -> None:
-        """Returns once every subscription made so far is in effect (see :meth:`Subscriber.wait_ready`).
-
-        Raises:
-            Timeout: no confirmation within ``timeout`` seconds.
-        """
-        self._confirm = False
-        topic = self._start_confirmation()
-        deadline = time.monotonic() + timeout
-        try:
-            while not self._core.confirmed:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or not await self._socket.poll(millis(remaining)):
-                    raise self._unconfirmed(timeout)
-                item = await self._handle(await self._socket.recv_multipart())
-                if item is not None:
-                    self._early.append(item)
-        finally:
-            self._end_confirmation(topic)
-
-    async def next(self, timeout: float | None = None) -> Event | Resync | OtherEvent | None:
-        """The next event or resync, or ``None`` after ``timeout`` seconds without one."""
-        if self._confirm:
-            await self.wait_ready(self._confirm_timeout)
-        if self._early:
-            return self._early.popleft()  # type: ignore[no-any-return]
-        deadline = self._deadline(timeout)
-        while True:
-            if await self._socket.poll(self._poll_ms(deadline)):
-                item = await self._handle(await self._socket.recv_multipart())
-                if item is not None:
-                    return item
-            elif self._expired(deadline):
-                return None
-
-    async def __aiter__(self) -> AsyncIterator[Event | Resync | OtherEvent]:
-        """Events without end (``async for event in subscriber``)."""
-        while True:
-            item = await self.next()
-            if item is not None:
-                yield item
-
-    async def _handle(self, frames: Sequence[bytes]) -> Event | Resync | OtherEvent | None:
-        step = self._core.step(frames)
-        if not isinstance(step, Gap):
-            return step
-        if self.client is None:
-            return self._core.resynced(step)
-        try:
-            result: QueryResult = await self.client.call(step.query)
-        except LayoutdError as error:
-            return self._core.resynced(step, error=error)
-        return self._core.resynced(step, result)
-
-    async def __aenter__(self) -> AsyncSubscriber:
-        if self._confirm:
-            try:
-                await self.wait_ready(self._confirm_timeout)
-            except BaseException:
-                self.close()
-                raise
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.close()
