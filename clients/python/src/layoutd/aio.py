@@ -1,10 +1,9 @@
-"""The asyncio client and subscriber (``zmq.asyncio``).
+"""The asyncio client (``zmq.asyncio``; the subscriber is in :mod:`layoutd.aio_subscriber`).
 
 :class:`AsyncClient` has the same ops and the same failover and retry rules as :class:`~layoutd.Client`
 (both are :class:`layoutd.core.ClientCore`s: the decisions are shared, only the waiting differs). Many
-requests may be in flight at once: start them together with ``asyncio.gather`` (one reader task files each
-reply to its request by ``id``).
-"""
+requests may be in flight at once: start them together with ``asyncio.gather`` (the event loop files each
+reply to its request by ``id``)."""
 
 from __future__ import annotations
 
@@ -44,7 +43,10 @@ P = ParamSpec("P")
 class _AsyncSlot(Slot[T]):
     """A request of the asyncio client: its caller awaits its owner, a future set when it is done."""
 
-    __slots__ = ()
+    __slots__ = ("lined_up",)
+
+    #: When it joined the line of requests waiting for a place (``time.monotonic()``).
+    lined_up: float
 
     def _finish(self, value: Any = None, error: BaseException | None = None) -> None:
         super()._finish(value, error)
@@ -109,9 +111,10 @@ class AsyncClient(AsyncDirectReads, AsyncStatsRequests):
             deadline=deadline,
             max_in_flight=max_in_flight,
         )
-        #: Calls holding a place (at most ``max_in_flight``), and those waiting for one, first come first.
+        #: Requests on the wire (at most ``max_in_flight``), and those waiting in line, first come first.
         self._in_flight = 0
-        self._waiting_room: deque[asyncio.Future[None]] = deque()
+        self._line: deque[_AsyncSlot[Any]] = deque()
+        self._pump_soon = False
         #: The one timer that wakes requests whose attempt ran out (instead of a timer per request), and
         #: when it fires (``time.monotonic()``; ``inf``: not set).
         self._watch: asyncio.TimerHandle | None = None
@@ -245,43 +248,13 @@ class AsyncClient(AsyncDirectReads, AsyncStatsRequests):
 
     async def call(self, call: Call[T], *, timeout: float | None = None, deadline: float | None = None) -> T:
         """Sends ``call`` and returns its typed result (the failover and retry rules of the module's doc;
-        a ``query`` goes to its key's owner when it can: see ``direct_reads``). Waits first for a place
-        when ``max_in_flight`` requests are in flight."""
+        a ``query`` goes to its key's owner when it can: see ``direct_reads``). With ``max_in_flight``
+        requests in flight it waits in line: the reply that frees a place sends the next request in line
+        (so a caller in line wakes once, for its reply)."""
         if self._router.wants(call):
             value = await self._query_directly(call, timeout)
             if value is not FALLBACK:
                 return value  # type: ignore[no-any-return]
-        if self._in_flight < self.max_in_flight and not self._waiting_room:
-            self._in_flight += 1
-        else:
-            await self._enter()
-        try:
-            return await self._call_front(call, timeout, deadline)
-        finally:
-            self._leave()
-
-    async def _enter(self) -> None:
-        """Waits until a call that leaves hands its place over (a semaphore without its coroutines on the
-        way in and out, which every call pays for)."""
-        place: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiting_room.append(place)
-        try:
-            await place
-        except asyncio.CancelledError:
-            if place.done() and not place.cancelled():  # handed over just as it was cancelled: pass it on
-                self._leave()
-            raise
-
-    def _leave(self) -> None:
-        waiting = self._waiting_room
-        while waiting:
-            place = waiting.popleft()
-            if not place.done():
-                place.set_result(None)  # the place goes to the next caller: the count stays
-                return
-        self._in_flight -= 1
-
-    async def _call_front(self, call: Call[T], timeout: float | None, deadline: float | None) -> T:
         slot: _AsyncSlot[T] = self._open(
             call,
             timeout,
@@ -290,13 +263,19 @@ class AsyncClient(AsyncDirectReads, AsyncStatsRequests):
             deadline,
         )
         try:
-            self._send(slot)
+            if self._in_flight < self.max_in_flight and not self._line:
+                self._in_flight += 1
+                self._send(slot)
+            else:
+                del self._pending[slot.id]  # not on the wire: no failover sends or fails it
+                slot.lined_up = time.monotonic()
+                self._line.append(slot)
             while not slot._done:
-                if slot.deadline > time.monotonic():
+                if slot.generation < 0 or slot.deadline > time.monotonic():  # in line, or sent and in time
                     owner: asyncio.Future[None] = slot._owner
                     if owner.done():  # woken before: a new future to wait on
                         owner = slot._owner = self._loop.create_future()
-                    if slot.deadline < self._watch_at:
+                    if slot.generation >= 0 and slot.deadline < self._watch_at:
                         self._watch_until(slot.deadline)
                     await owner  # set by the reply, or by the watch timer once the attempt ran out
                 elif self._expired(slot):
@@ -312,10 +291,37 @@ class AsyncClient(AsyncDirectReads, AsyncStatsRequests):
                 self._complete(slot, error=asyncio.CancelledError())
         return slot._outcome()
 
+    def _complete(self, slot: Slot[Any], value: Any = None, error: BaseException | None = None) -> None:
+        if self._pending.pop(slot.id, None) is not None:  # it was on the wire: its place is free
+            self._in_flight -= 1
+            if self._line and not self._pump_soon:
+                self._pump_soon = True
+                self._loop.call_soon(self._pump)
+        slot._finish(value, error)
+
+    def _pump(self) -> None:
+        """Sends the requests in line while there is room (once per loop iteration, however many replies
+        made room in it)."""
+        self._pump_soon = False
+        line = self._line
+        while line and self._in_flight < self.max_in_flight:
+            slot = line.popleft()
+            if slot._done:  # cancelled in line
+                continue
+            if self._closed:
+                slot._finish(error=RuntimeError("the client is closed"))
+                continue
+            slot.expires += time.monotonic() - slot.lined_up  # its deadline counts from when it goes out
+            self._pending[slot.id] = slot
+            self._in_flight += 1
+            try:
+                self._send(slot)
+            except (zmq.ZMQError, RuntimeError) as error:
+                self._complete(slot, error=error)
+
     @staticmethod
     async def _until(slot: Slot[Any], seconds: float) -> None:
-        """Waits until ``slot`` is done or ``seconds`` passed: its future, woken by a timer (cheaper than
-        ``asyncio.wait``, which makes a waiter and callbacks each time)."""
+        """Waits until ``slot`` is done or ``seconds`` passed (a timer on its future: no ``asyncio.wait``)."""
         owner: asyncio.Future[None] = slot._owner
         loop = asyncio.get_running_loop()
         if owner.done():
@@ -355,6 +361,10 @@ class AsyncClient(AsyncDirectReads, AsyncStatsRequests):
     def close(self) -> None:
         """Closes the sockets; requests in flight fail."""
         self._closed = True
+        for slot in self._line:  # as a call that found the client closed when its turn came
+            if not slot._done:
+                slot._finish(error=RuntimeError("the client is closed"))
+        self._line.clear()
         if self._watch is not None:
             self._watch.cancel()
             self._watch, self._watch_at = None, math.inf
