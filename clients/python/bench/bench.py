@@ -14,6 +14,9 @@ one JSON line per figure, then one line of goals:
   sending the same bodies (``json.dumps`` of each, id first) and matching the replies by ``id``
   (``json.loads``). Ops/s of each, medians of R rounds that alternate package and bare, so that load on
   the machine hits both alike. Goal: package ≥ 0.8 × bare.
+  This figure, ``asyncio_query`` and ``pipeline_20k_one_call`` also give each side's CPU per op: the
+  process's (``*_cpu_us_per_op``, ZeroMQ's I/O thread included) and the main thread's
+  (``*_main_thread_cpu_us_per_op``: the Python side alone, which the load on the machine skews least).
 * ``asyncio_query``: the same N queries through ``asyncio.gather`` on an ``AsyncClient(max_in_flight=64)``,
   against the same bare DEALER with 64 in flight. Goal: ≥ 0.7 × bare.
 * ``pipeline_20k_one_call``: 20,000 queries in one ``client.pipeline()`` block (``max_in_flight`` 1,000
@@ -171,7 +174,7 @@ def query_rects(front: str, ops_count: int) -> list[tuple[float, float, float, f
     return [(0.0, float((i * 7919) % int(height - 100)), 375.0, 100.0) for i in range(ops_count)]
 
 
-def bare_window(front: str, rects: list[tuple[float, ...]], window: int) -> tuple[float, float]:
+def bare_window(front: str, rects: list[tuple[float, ...]], window: int) -> tuple[float, float, float]:
     """A bare DEALER that keeps ``window`` queries in flight, reading while it sends (ops/s, CPU µs/op)."""
     ops_count = len(rects)
     dealer = bare_dealer(front)
@@ -180,7 +183,7 @@ def bare_window(front: str, rects: list[tuple[float, ...]], window: int) -> tupl
         dealer.recv_multipart()  # connected before the clock starts
         waiting: dict[int, tuple[float, ...]] = {}
         sent = done = elements = 0
-        cpu, started = time.process_time(), time.perf_counter()
+        cpu, main, started = time.process_time(), time.thread_time(), time.perf_counter()
         while done < ops_count:
             while sent < ops_count and sent - done < window:
                 sent += 1
@@ -195,64 +198,64 @@ def bare_window(front: str, rects: list[tuple[float, ...]], window: int) -> tupl
                 raise RuntimeError(f"bare query failed: {reply}")
             elements += len(reply["result"]["attributes"])
             done += 1
-        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        elapsed, cpu, main = time.perf_counter() - started, time.process_time() - cpu, time.thread_time() - main
     finally:
         dealer.close(linger=0)
     assert elements > 0
-    return ops_count / elapsed, cpu / ops_count * 1e6
+    return ops_count / elapsed, cpu / ops_count * 1e6, main / ops_count * 1e6
 
 
-def package_window(front: str, rects: list[tuple[float, ...]], window: int) -> tuple[float, float]:
+def package_window(front: str, rects: list[tuple[float, ...]], window: int) -> tuple[float, float, float]:
     """The package's ``submit`` with ``window`` requests in flight (ops/s, CPU µs/op)."""
     with Client(front, timeout=REPLY_SECONDS) as client:
         client.ping()  # connected before the clock starts
         in_flight: deque[Any] = deque()
         elements = 0
-        cpu, started = time.process_time(), time.perf_counter()
+        cpu, main, started = time.process_time(), time.thread_time(), time.perf_counter()
         for rect in rects:
             if len(in_flight) >= window:
                 elements += len(in_flight.popleft().result().attributes)
             in_flight.append(client.submit(ops.query(KEY, rect=rect)))
         while in_flight:
             elements += len(in_flight.popleft().result().attributes)
-        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        elapsed, cpu, main = time.perf_counter() - started, time.process_time() - cpu, time.thread_time() - main
     assert elements > 0
-    return len(rects) / elapsed, cpu / len(rects) * 1e6
+    return len(rects) / elapsed, cpu / len(rects) * 1e6, main / len(rects) * 1e6
 
 
-def package_pipeline(front: str, rects: list[tuple[float, ...]], timeouts: list[int]) -> tuple[float, float]:
+def package_pipeline(front: str, rects: list[tuple[float, ...]], timeouts: list[int]) -> tuple[float, float, float]:
     """Every query in one pipeline call (``max_in_flight`` bounds the wire); failovers go to ``timeouts``."""
     with Client(front, timeout=REPLY_SECONDS) as client:
         client.ping()
-        cpu, started = time.process_time(), time.perf_counter()
+        cpu, main, started = time.process_time(), time.thread_time(), time.perf_counter()
         with client.pipeline() as pipe:
             answers = [pipe.query(KEY, rect=rect) for rect in rects]
         elements = sum(len(a.result().attributes) for a in answers)
-        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        elapsed, cpu, main = time.perf_counter() - started, time.process_time() - cpu, time.thread_time() - main
         timeouts.append(client.failovers)
     assert elements > 0
-    return len(rects) / elapsed, cpu / len(rects) * 1e6
+    return len(rects) / elapsed, cpu / len(rects) * 1e6, main / len(rects) * 1e6
 
 
-def package_asyncio(front: str, rects: list[tuple[float, ...]], window: int) -> tuple[float, float]:
+def package_asyncio(front: str, rects: list[tuple[float, ...]], window: int) -> tuple[float, float, float]:
     """``asyncio.gather`` of every query on an ``AsyncClient(max_in_flight=window)``."""
 
-    async def run() -> tuple[float, float]:
+    async def run() -> tuple[float, float, float]:
         async with AsyncClient(front, timeout=REPLY_SECONDS, max_in_flight=window) as client:
             await client.ping()
-            cpu, started = time.process_time(), time.perf_counter()
+            cpu, main, started = time.process_time(), time.thread_time(), time.perf_counter()
             results = await asyncio.gather(*(client.query(KEY, rect=rect) for rect in rects))
-            elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+            elapsed, cpu, main = time.perf_counter() - started, time.process_time() - cpu, time.thread_time() - main
         assert sum(len(r.attributes) for r in results) > 0
-        return len(rects) / elapsed, cpu / len(rects) * 1e6
+        return len(rects) / elapsed, cpu / len(rects) * 1e6, main / len(rects) * 1e6
 
     return asyncio.run(run())
 
 
 def compare(
     figure: str,
-    package: Callable[[], tuple[float, float]],
-    bare: Callable[[], tuple[float, float]],
+    package: Callable[[], tuple[float, float, float]],
+    bare: Callable[[], tuple[float, float, float]],
     rounds: int,
     profile: bool,
     **about: Any,
@@ -260,15 +263,17 @@ def compare(
     """Rounds that alternate package and bare (who goes first swaps each round); medians and their ratio."""
     rates: dict[str, list[float]] = {"package": [], "bare": []}
     cpu: dict[str, list[float]] = {"package": [], "bare": []}
+    main: dict[str, list[float]] = {"package": [], "bare": []}
     for i in range(rounds):
         for side in ("package", "bare") if i % 2 == 0 else ("bare", "package"):
             gc.collect()
             if side == "package":
-                rate, per_op = profiled(profile and i == rounds - 1, package)  # type: ignore[arg-type]
+                rate, per_op, main_per_op = profiled(profile and i == rounds - 1, package)  # type: ignore[arg-type]
             else:
-                rate, per_op = bare()
+                rate, per_op, main_per_op = bare()
             rates[side].append(rate)
             cpu[side].append(per_op)
+            main[side].append(main_per_op)
     ratio = statistics.median(rates["package"]) / statistics.median(rates["bare"])
     return {
         "figure": figure,
@@ -279,6 +284,8 @@ def compare(
         "ratio": round(ratio, 3),
         "package_cpu_us_per_op": summary(cpu["package"], 2),
         "bare_cpu_us_per_op": summary(cpu["bare"], 2),
+        "package_main_thread_cpu_us_per_op": summary(main["package"], 2),
+        "bare_main_thread_cpu_us_per_op": summary(main["bare"], 2),
     }
 
 

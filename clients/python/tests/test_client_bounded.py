@@ -80,3 +80,29 @@ def test_max_in_flight_is_checked(single_server: Server) -> None:
         with pytest.raises(InvalidInput) as failure:
             Client(single_server.front, max_in_flight=bad)  # type: ignore[arg-type]
         assert failure.value.path == "max_in_flight"
+
+
+def test_asyncio_callers_past_max_in_flight_wait_in_line() -> None:
+    """A front that answers nothing, ``max_in_flight=2``, four queries: two reach the front, two wait in
+    line; one cancelled in line never goes out, and closing the client fails the other as a call that found
+    it closed (the two sent time out as closed)."""
+
+    async def main() -> None:
+        with FakeRouter(lambda frames: []) as front:
+            client = AsyncClient(front.endpoint, timeout=30.0, attempts=1, max_in_flight=2, direct_reads="off")
+            calls = [asyncio.ensure_future(client.query("k", items=[[0, 0]])) for _ in range(4)]
+            for _ in range(1000):  # a bounded poll: the loop runs the calls, the front's thread counts them
+                if len(front.received) == 2 and len(client._line) == 2:
+                    break
+                await asyncio.sleep(0.01)
+            assert len(front.received) == 2 and len(client._line) == 2
+            calls[2].cancel()
+            outcomes = await asyncio.gather(calls[2], return_exceptions=True)
+            assert isinstance(outcomes[0], asyncio.CancelledError)
+            await client.aclose()
+            outcomes = await asyncio.gather(*calls, return_exceptions=True)
+            assert [type(o).__name__ for o in outcomes] == ["Timeout", "Timeout", "CancelledError", "RuntimeError"]
+            assert len(front.received) == 2  # neither call in line went out
+            assert client._in_flight == 0 and not client._line
+
+    asyncio.run(asyncio.wait_for(main(), 60))

@@ -18,19 +18,19 @@ request a standby answered (it applied nothing). Any other change that loses its
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import time
 from collections.abc import Sequence
-from typing import Any, Generic, TypeVar
-
-import zmq
+from typing import Any, TypeVar
 
 from .curve import CurveKeys
 from .direct import DirectReads, DirectRouter
+from .direct_replies import DIRECT_ERRORS_KEPT, FALLBACK, DirectReplies, route_timeout
 from .errors import Behind, DecodeError, InvalidInput, LayoutdError, OutcomeUnknown, ReplyError, Timeout
 from .inputs import encode_failure, endpoint_list, seconds
-from .models import Stats
+from .slot import Slot
+from .sockets import connect, millis, new_dealer
+from .stats_requests import METRICS_BODY, STATS_BODY, StatsRequests
 from .wire import (
     CHANGE_OPS,
     BinaryArrays,
@@ -52,23 +52,22 @@ __all__ = [
     "DEFAULT_MAX_IN_FLIGHT",
     "endpoint_list",
     "millis",
+    "connect",
+    "new_dealer",
+    "FALLBACK",
+    "DIRECT_ERRORS_KEPT",
+    "STATS_BODY",
+    "METRICS_BODY",
+    "route_timeout",
 ]
 
 T = TypeVar("T")
-
-#: What a direct attempt gives when its query must go to the front instead.
-FALLBACK: Any = object()
-#: Error codes a worker's direct endpoint answers that the front would answer alike (the request itself
-#: is wrong); any other error sends the read to the front.
-DIRECT_ERRORS_KEPT = frozenset({"invalid_request", "too_large", "invalid_json"})
 
 #: The daemon's default endpoints (PROTOCOL.md §1).
 DEFAULT_FRONT = "tcp://127.0.0.1:5555"
 DEFAULT_EVENTS = "tcp://127.0.0.1:5556"
 DEFAULT_STATS = "tcp://127.0.0.1:5557"
 
-STATS_BODY = b'{"op":"stats"}'
-METRICS_BODY = b'{"op":"metrics"}'
 
 #: Requests a client keeps in flight at most by default: well under the daemon's send high-water mark
 #: (10,000 replies), past which the daemon drops replies (they then wait out a timeout).
@@ -77,100 +76,7 @@ DEFAULT_MAX_IN_FLIGHT = 1000
 BEHIND_PAUSE = 0.002
 
 
-def millis(seconds: float) -> int:
-    """``seconds`` as whole milliseconds, rounded up (ZeroMQ's timeouts)."""
-    return max(0, int(math.ceil(seconds * 1000)))
-
-
-def connect(socket: Any, endpoint: str, curve: CurveKeys | None, send_timeout: float | None = None) -> Any:
-    """Sets up ``socket`` as every socket of this package is (linger 0, CURVE client, a send timeout) and
-    connects it to ``endpoint``."""
-    socket.linger = 0
-    if send_timeout is not None:
-        socket.sndtimeo = millis(send_timeout)
-    if curve is not None:
-        curve.apply(socket)
-    socket.connect(endpoint)
-    return socket
-
-
-class Slot(Generic[T]):
-    """One request: its call, id and frames, and where it stands (attempts, endpoints tried, deadline of
-    the attempt under way, and once done its value or error). ``owner`` is the client's own (the sync
-    client waits through it, the asyncio client's caller awaits it)."""
-
-    __slots__ = (
-        "_owner",
-        "call",
-        "id",
-        "frames",
-        "timeout",
-        "attempts",
-        "deadline",
-        "endpoints",
-        "generation",
-        "expires",
-        "min_version",
-        "behind",
-        "_done",
-        "_value",
-        "_error",
-    )
-
-    _value: Any  # set when done
-
-    def __init__(
-        self,
-        owner: Any,
-        call: Call[T],
-        request_id: int,
-        frames: list[Any],
-        timeout: float,
-        expires: float = math.inf,
-        min_version: int | None = None,
-    ) -> None:
-        self._owner = owner
-        self.call = call
-        self.id = request_id
-        self.frames = frames
-        self.timeout = timeout
-        #: When the request's overall deadline runs out (``time.monotonic()``; ``inf``: none).
-        self.expires = expires
-        #: The ``minVersion`` it carries: a reply older than it is never returned.
-        self.min_version = min_version
-        #: The last ``behind`` answer, raised if the deadline runs out before a fresh one comes.
-        self.behind: ReplyError | None = None
-        self.attempts = 0
-        self.endpoints: list[str] = []
-        self.deadline = 0.0
-        self.generation = -1
-        self._done = False
-        self._error: BaseException | None = None
-
-    @property
-    def op(self) -> str:
-        return self.call.op
-
-    def done(self) -> bool:
-        """True once the reply (or the error) is in."""
-        return self._done
-
-    def _finish(self, value: Any = None, error: BaseException | None = None) -> None:
-        self._done = True
-        self._value = value
-        self._error = error
-
-    def _outcome(self) -> T:
-        if self._error is not None:
-            raise self._error
-        return self._value  # type: ignore[no-any-return]
-
-    def __repr__(self) -> str:
-        state = "done" if self._done else "pending"
-        return f"<{type(self).__name__} {self.call.op} id={self.id} {state}>"
-
-
-class ClientCore:
+class ClientCore(StatsRequests, DirectReplies):
     """The sans-I/O part of a client (see the module's doc). Its subclasses own the sockets: they set
     ``_socket``, call :meth:`_open`, :meth:`_sent`, :meth:`_on_reply`, :meth:`_fail_over` and
     :meth:`_abandon`, and implement :meth:`_drop_socket`."""
@@ -487,95 +393,3 @@ class ClientCore:
         self._drop_stats_socket()
         for endpoint in list(self._direct):
             self._drop_direct(endpoint)
-
-    # -- direct reads ----------------------------------------------------------------------------
-
-    def _direct_timeout(self, call: Call[Any], timeout: float | None) -> float:
-        """How long a direct attempt waits: the router's bound, and less than the request's own timeout."""
-        wait, _ = self._timeouts(call, timeout, None)
-        return min(self._router.timeout, wait / 2)
-
-    def _drop_direct(self, endpoint: str) -> None:
-        """Closes the socket to a worker's direct endpoint (linger 0): a late answer must not meet the
-        next read, and the next read there connects again."""
-        link = self._direct.pop(endpoint, None)
-        if link is not None:
-            link.close(linger=0)
-
-    def _direct_reply(self, call: Call[T], obj: dict[str, Any], rest: list[Any]) -> Any:
-        """The typed result of a direct endpoint's answer to ``call``, or :data:`FALLBACK` when the query
-        must go to the front (``moved``, ``behind``, any error the front might answer otherwise, a reply
-        that cannot be decoded). Raises the errors the front would give alike (a wrong request)."""
-        router = self._router
-        if self.hooks.reply is not None:
-            self.hooks.reply(obj)
-        if router.falls_back(obj, call.fields.get("layout")):
-            return FALLBACK
-        if obj.get("ok") is False:
-            error = obj.get("error")
-            if not isinstance(error, dict) or error.get("code") not in DIRECT_ERRORS_KEPT or rest:
-                router.stats["fallback"] += 1
-                return FALLBACK
-        try:
-            value = decode_reply(obj, rest, call, self.binary_arrays)
-        except ReplyError:
-            router.answered()
-            raise
-        except LayoutdError:  # undecodable: the front's answer will tell
-            router.stats["fallback"] += 1
-            return FALLBACK
-        router.answered()
-        router.note(call, obj)
-        return value
-
-    # -- stats -----------------------------------------------------------------------------------
-
-    def _stats_endpoint(self) -> str:
-        """The stats endpoint to ask now (``ValueError`` when the client has none)."""
-        if not self.stats_endpoints:
-            raise InvalidInput(
-                "this client has no stats_endpoints: give them to the client to ask for stats",
-                "stats_endpoints",
-                op="stats",
-            )
-        return self.stats_endpoints[self._stats_index]
-
-    def _drop_stats_socket(self, move_on: bool = False) -> None:
-        """Closes the stats socket; with ``move_on`` the next stats request goes to the next endpoint."""
-        if self._stats_socket is not None:
-            self._stats_socket.close(linger=0)
-            self._stats_socket = None
-        if move_on:
-            self._stats_index = (self._stats_index + 1) % len(self.stats_endpoints)
-
-    @staticmethod
-    def _stats_timeout(tried: Sequence[str], wait: float) -> Timeout:
-        return Timeout(
-            f"no stats answer after {len(tried)} attempt(s) of {wait:g}s (tried {', '.join(tried)})",
-            endpoints=tuple(tried),
-            op="stats",
-        )
-
-    def _parse_stats(self, raw: bytes) -> Stats:
-        try:
-            obj = json.loads(raw)
-        except ValueError as error:
-            raise DecodeError(f"the stats answer is not JSON: {error}", op="stats") from None
-        if self.hooks.stats is not None:
-            self.hooks.stats(obj)
-        return Stats.parse(obj)
-
-    @staticmethod
-    def _metrics_text(raw: bytes) -> str:
-        return raw.decode("utf-8", "replace")
-
-
-def route_timeout(cause: Timeout, call: Call[Any]) -> Timeout:
-    """The error of a query whose ``route`` lookup got no answer from the front on any attempt: the query
-    is not sent (the front would not answer it either), and fails as it would have there."""
-    return Timeout(cause.message, endpoints=cause.endpoints, op=call.op)
-
-
-def new_dealer(context: Any, endpoint: str, curve: CurveKeys | None, send_timeout: float | None = None) -> Any:
-    """A DEALER of ``context`` (sync or asyncio) connected to ``endpoint``."""
-    return connect(context.socket(zmq.DEALER), endpoint, curve, send_timeout)

@@ -54,6 +54,10 @@ class RouteEntry:
     endpoint: str | None
 
 
+#: Ops whose successful reply carries the key's version.
+_VERSIONED_OPS = frozenset({"query", "prepare", "bounds", "update", "diff", "drop"})
+
+
 def _integer(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -244,14 +248,15 @@ class DirectRouter:
         """Remembers what a successful reply to ``call`` (front or direct) says of its key's version and,
         after a ``prepare`` or ``drop``, that the table may be wrong about the key. Versions are kept with
         direct reads off too: every read carries the newest as ``minVersion``."""
-        key = call.fields.get("layout")
-        if not isinstance(key, str) or "namespace" in call.fields:
+        fields = call.fields
+        key = fields.get("layout")
+        if not (type(key) is str or isinstance(key, str)) or "namespace" in fields:  # exact types first: hot
             return
         result = obj.get("result")
-        version = result.get("version") if isinstance(result, Mapping) else None
+        version = result.get("version") if type(result) is dict or isinstance(result, Mapping) else None
         if (
-            _integer(version)
-            and call.op in ("query", "prepare", "bounds", "update", "diff", "drop")
+            (type(version) is int or _integer(version))
+            and call.op in _VERSIONED_OPS
             and version > self.seen_versions.get(key, -1)
         ):
             self.seen_versions[key] = version

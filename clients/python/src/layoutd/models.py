@@ -1,4 +1,5 @@
-"""Typed replies and events.
+"""Typed replies and events (the events and the parts of a batch are in :mod:`layoutd.event_types` and
+:mod:`layoutd.batches`, re-exported here).
 
 Each reply's ``result`` becomes a frozen dataclass; every one keeps the whole object it was read from in
 ``raw`` (the contract can grow: members this version does not know are there). Attributes come as a list
@@ -7,13 +8,14 @@ of :class:`Element` (``format="objects"``) or as one :class:`Columns` (``"column
 
 from __future__ import annotations
 
-import types
-import typing
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import MISSING, dataclass, field, fields
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
+from .batches import Move, SectionChanges, Size, _item_moves, _paths
 from .errors import DecodeError
+from .event_types import BatchEvent, Event, InvalidatedEvent, OtherEvent, Resync, parse_event
+from .reading import _NO_EXTRA, _NUM, Wire, _raw, _reader, member
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy
@@ -54,177 +56,6 @@ __all__ = [
 #: What the ``kind`` codes of the binary format stand for (binary-spec: 0 cell, 1 header, 2 footer,
 #: 3 decoration); a reply's own ``kinds`` list wins over this.
 KINDS: tuple[str, ...] = ("cell", "header", "footer", "decoration")
-
-
-def _raw() -> Any:
-    """The ``raw`` field: the object as received (not shown in ``repr``, not compared)."""
-    return field(default_factory=dict, repr=False, compare=False)
-
-
-_NUM = (int, float)
-#: Reads a member's value (already type-checked) into the field's value; gets the value and its path.
-Convert = Callable[[Any, str], Any]
-
-
-def member(
-    wire: str,
-    kind: type | tuple[type, ...],
-    *,
-    convert: Convert | None = None,
-    optional: bool = False,
-    default: Any = None,
-    default_factory: Callable[[], Any] | None = None,
-) -> Any:
-    """A dataclass field read from the reply member ``wire`` by :meth:`Wire.parse`: of type ``kind`` (a
-    ``bool`` is not a number), then ``convert(value, path)`` if given; required, or with ``optional`` left
-    at ``default`` (or ``default_factory()``) when the member is missing or ``null``."""
-    metadata = {"wire": (wire, kind if isinstance(kind, tuple) else (kind,), convert, optional)}
-    if not optional:
-        return field(metadata=metadata)
-    if default_factory is not None:
-        return field(default_factory=default_factory, metadata=metadata)
-    return field(default=default, metadata=metadata)
-
-
-Reader = Callable[[Any, str, Mapping[str, Any]], Any]
-_READERS: dict[type, Reader] = {}
-#: Exact types that pass a member's check at once (anything else goes through isinstance).
-_EXACT = {int: int, float: float, str: str, bool: bool, list: list, Mapping: dict}
-
-
-def _reader(cls: type) -> Reader:
-    """``cls``'s reader: a function made for it (once) that reads every :func:`member` field from an object
-    and builds ``cls``: the checks of :func:`member`, inline, as fast as a hand-written parser. When every
-    field comes from the object (members and ``raw``), it fills the instance's slots directly, as the
-    dataclass's ``__init__`` would (no ``__post_init__``, every field given), without its keyword call."""
-    reader = _READERS.get(cls)
-    if reader is not None:
-        return reader
-    every = fields(cls)
-    specs = [(f, *f.metadata["wire"]) for f in every if "wire" in f.metadata]
-    has_raw = "raw" in cls.__dataclass_fields__  # type: ignore[attr-defined]
-    slots = {f.name: _slot(cls, f.name) for f in every}
-    direct = len(specs) + has_raw == len(every) and None not in slots.values()
-    names: dict[str, Any] = {
-        "cls": cls,
-        "Mapping": Mapping,
-        "_slow": _slow,
-        "_not_object": _not_object,
-        "_missing": _missing,
-        "new": object.__new__,
-    }
-    head = [
-        "def read(obj, where, extra):",
-        "    if type(obj) is not dict and not isinstance(obj, Mapping):",
-        "        raise _not_object(where)",
-        "    try:",
-    ]
-    body: list[str] = []
-    for i, (f, wire, kinds, convert, optional) in enumerate(specs):
-        names[f"kinds{i}"] = kinds
-        exact = " and ".join(f"type(v{i}) is not {_EXACT[k].__name__}" for k in kinds if k in _EXACT) or "True"
-        check = f"v{i} = _slow(v{i}, {wire!r}, kinds{i}, where)"
-        if optional:
-            body.append(f"    v{i} = obj[{wire!r}] if {wire!r} in obj else None")
-            body.append(f"    if v{i} is None:")
-            if f.default_factory is not MISSING:
-                names[f"factory{i}"] = f.default_factory
-                body.append(f"        v{i} = factory{i}()")
-            else:
-                names[f"default{i}"] = f.default
-                body.append(f"        v{i} = default{i}")
-            body.append("    else:")
-            indent = "        "
-        else:
-            head.append(f"        v{i} = obj[{wire!r}]")
-            indent = "    "
-        body.append(f"{indent}if {exact}:")
-        body.append(f"{indent}    {check}")
-        if convert is not None:
-            names[f"convert{i}"] = convert
-            body.append(f"{indent}v{i} = convert{i}(v{i}, where + {'.' + wire!r})")
-    if len(head) == 4:
-        head.append("        pass")
-    head += ["    except KeyError as error:", "        raise _missing(where, error.args[0]) from None"]
-    values = [(f.name, f"v{i}") for i, (f, *_) in enumerate(specs)] + ([("raw", "obj")] if has_raw else [])
-    if direct:
-        body.append("    if extra:")
-        body.append("        raise TypeError(f'{cls.__name__} takes no other fields: {sorted(extra)}')")
-        body.append("    self = new(cls)")
-        for name, value in values:
-            names[f"set_{name}"] = slots[name].__set__  # type: ignore[union-attr]
-            body.append(f"    set_{name}(self, {value})")
-        body.append("    return self")
-    else:
-        body.append(f"    return cls({', '.join(f'{n}={v}' for n, v in values)}, **extra)")
-    exec("\n".join(head + body), names)  # noqa: S102 - code made here, from the dataclass's own fields
-    reader = _READERS[cls] = typing.cast(Reader, names["read"])
-    return reader
-
-
-def _slot(cls: type, name: str) -> types.MemberDescriptorType | None:
-    """The slot descriptor of field ``name`` (``None`` when the field is not a slot)."""
-    for klass in cls.__mro__:
-        found = klass.__dict__.get(name)
-        if found is not None:
-            return found if isinstance(found, types.MemberDescriptorType) else None
-    return None
-
-
-def _missing(where: str, wire: str) -> DecodeError:
-    return DecodeError(f"{where} has no {wire!r}", path=f"{where}.{wire}")
-
-
-def _slow(value: Any, wire: str, kinds: tuple[type, ...], where: str) -> Any:
-    """A member's value of no exact type of its ``kinds``: itself if it is an instance of one of them (a
-    ``bool`` only where ``bool`` is named), else the :class:`~layoutd.errors.DecodeError`."""
-    if value is None:
-        raise DecodeError(f"{where} has no {wire!r}", path=f"{where}.{wire}")
-    if isinstance(value, kinds) and (type(value) is not bool or bool in kinds):
-        return value
-    names = " or ".join(k.__name__ for k in kinds)
-    raise DecodeError(f"{where}.{wire} is {type(value).__name__}, not {names}", path=f"{where}.{wire}")
-
-
-def _not_object(where: str) -> DecodeError:
-    return DecodeError(f"{where} is not an object", path=where)
-
-
-W = TypeVar("W", bound="Wire")
-_NO_EXTRA: Mapping[str, Any] = {}
-
-
-class Wire:
-    """A result read from a reply object: ``parse`` fills the :func:`member` fields (and ``raw``)."""
-
-    __slots__ = ()
-    #: Where the object stands in the reply, for errors' paths.
-    WHERE = "result"
-
-    @classmethod
-    def parse(cls: type[W], obj: Any, where: str | None = None) -> W:
-        """Reads ``obj`` (found at ``where``, for errors' paths).
-
-        Raises:
-            DecodeError: ``obj`` is not an object, a required member is missing, or one is of the wrong type.
-        """
-        reader = _READERS.get(cls) or _reader(cls)
-        return reader(obj, where or cls.WHERE, _NO_EXTRA)  # type: ignore[no-any-return]
-
-    @classmethod
-    def parse_with(cls: type[W], obj: Any, where: str | None = None, **extra: Any) -> W:
-        """As :meth:`parse`, with ``extra`` giving the fields not read from ``obj`` (an event's ``topic``)."""
-        return _reader(cls)(obj, where or cls.WHERE, extra)  # type: ignore[no-any-return]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Size(Wire):
-    """A ``{"width", "height"}`` pair (``contentSize``)."""
-
-    WHERE = "contentSize"
-
-    width: float = member("width", _NUM)
-    height: float = member("height", _NUM)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -441,73 +272,6 @@ class BoundsResult(Wire):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Move:
-    """A move in a normalized batch: ``from_`` and ``to`` are ``(section, item)`` (or section indices)."""
-
-    from_: Any
-    to: Any
-
-
-def _index_path(value: Any) -> tuple[int, int] | None:
-    if isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value):
-        return (value[0], value[1])
-    return None
-
-
-def _section_index(value: Any) -> int | None:
-    return value if type(value) is int else None
-
-
-def _each(value: list[Any], where: str, read: Callable[[Any], Any], what: str) -> list[Any]:
-    out = []
-    for i, v in enumerate(value):
-        got = read(v)
-        if got is None:
-            raise DecodeError(f"{where}[{i}] is not {what}", path=f"{where}[{i}]")
-        out.append(got)
-    return out
-
-
-def _paths(value: list[Any], where: str) -> list[tuple[int, int]]:
-    return _each(value, where, _index_path, "an index path")
-
-
-def _ints(value: list[Any], where: str) -> list[int]:
-    return _each(value, where, _section_index, "an integer")
-
-
-def _mover(index: Callable[[Any], Any]) -> Callable[[Any], Move | None]:
-    def move(m: Any) -> Move | None:
-        if not isinstance(m, Mapping):
-            return None
-        source, target = index(m.get("from")), index(m.get("to"))
-        return None if source is None or target is None else Move(from_=source, to=target)
-
-    return move
-
-
-_ITEM_MOVE, _SECTION_MOVE = _mover(_index_path), _mover(_section_index)
-
-
-def _item_moves(value: list[Any], where: str) -> list[Move]:
-    return _each(value, where, _ITEM_MOVE, "a move")
-
-
-def _section_moves(value: list[Any], where: str) -> list[Move]:
-    return _each(value, where, _SECTION_MOVE, "a move")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SectionChanges(Wire):
-    """The section part of a normalized batch (a missing member is empty)."""
-
-    deletes: list[int] = member("deletes", list, convert=_ints, optional=True, default_factory=list)
-    inserts: list[int] = member("inserts", list, convert=_ints, optional=True, default_factory=list)
-    moves: list[Move] = member("moves", list, convert=_section_moves, optional=True, default_factory=list)
-    reloads: list[int] = member("reloads", list, convert=_ints, optional=True, default_factory=list)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class BatchResult(Wire):
     """``update`` and ``diff``: the normalized batch (PROTOCOL.md §5.6), the new version and content size.
     (A member of the batch that is missing is empty.)"""
@@ -589,82 +353,3 @@ class Stats(Wire):
     auth_failures: int | None = member("authFailures", int, optional=True)
     cluster: Mapping[str, Any] | None = member("cluster", Mapping, optional=True)
     raw: Mapping[str, Any] = _raw()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Event(Wire):
-    """An event of the events socket (PROTOCOL.md §7). ``topic`` is without the CURVE key prefix."""
-
-    WHERE = "event"
-
-    event: str = member("event", str)
-    topic: str
-    layout: str = member("layout", str)
-    version: int = member("version", int)
-    content_size: Size | None = member("contentSize", Mapping, convert=Size.parse, optional=True)
-    raw: Mapping[str, Any] = _raw()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class InvalidatedEvent(Event):
-    """``invalidated:<layout>``: ``reason`` is ``replaced``, ``bounds``, ``dropped``, ``evicted`` or ``lost``."""
-
-    reason: str = member("reason", str)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BatchEvent(Event):
-    """``batch:<layout>``: the normalized batch an ``update`` or ``diff`` applied (as in :class:`BatchResult`)."""
-
-    deletes: list[tuple[int, int]] = member("deletes", list, convert=_paths, optional=True, default_factory=list)
-    inserts: list[tuple[int, int]] = member("inserts", list, convert=_paths, optional=True, default_factory=list)
-    moves: list[Move] = member("moves", list, convert=_item_moves, optional=True, default_factory=list)
-    reloads: list[tuple[int, int]] = member("reloads", list, convert=_paths, optional=True, default_factory=list)
-    sections: SectionChanges = member(
-        "sections", Mapping, convert=SectionChanges.parse, optional=True, default_factory=SectionChanges
-    )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Resync:
-    """Reported by a subscriber instead of an event that showed a gap (PROTOCOL.md §7, Gaps).
-
-    The subscriber saw ``event`` (version ``event.version``) after ``last_version`` (a jump, or a repeated
-    version), did not apply it, and issued one ``query`` for ``layout`` through its client. ``result`` is
-    that query's answer (its ``version`` is the new baseline, ``version`` here), or ``None`` when the query
-    failed (``error``: e.g. :class:`~layoutd.errors.UnknownLayout` after a drop) or there was no client.
-    """
-
-    layout: str
-    last_version: int
-    event: Event
-    version: int
-    result: Any = None
-    error: Exception | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class OtherEvent:
-    """An event of a kind this client does not know (``route``, another subscriber's ``subscribed``, a
-    newer daemon's): subscribers skip it (PROTOCOL.md §7), keeping the last ones in ``Subscriber.others``,
-    or hand it over with ``yield_others=True``. ``event`` is the body's ``event`` member, if a string."""
-
-    topic: str
-    event: str | None
-    raw: Any = field(repr=False)
-
-
-_EVENT_CLASSES: dict[str, type[Event]] = {"invalidated": InvalidatedEvent, "batch": BatchEvent}
-
-
-def parse_event(topic: str, body: Any) -> Event:
-    """Reads an event body; an ``event`` other than ``invalidated``/``batch`` gives a plain :class:`Event`.
-
-    Raises:
-        DecodeError: not an object, or ``event``, ``layout`` or ``version`` missing.
-    """
-    if not isinstance(body, Mapping):
-        raise DecodeError("an event body that is not a JSON object")
-    kind = body.get("event")
-    cls = _EVENT_CLASSES.get(kind, Event) if isinstance(kind, str) else Event
-    return cls.parse_with(body, "event", topic=topic)
