@@ -30,6 +30,8 @@ final class SimulatedBrokerPair {
     let dropGraceNanos: Nanos
     /// The database's lease epoch when each reply left a broker, by its envelope.
     private(set) var epochAtReply: [[[UInt8]]: UInt64] = [:]
+    /// What the processes did on their own (lease taken, let go, exits), for the walk's history.
+    var notes: [String] = []
     static let heartbeat: Nanos = 1_000_000_000
     static let liveness: Nanos = 3
     /// `cluster.rejoinMillis` by default: heartbeat × liveness + reconnect.
@@ -65,6 +67,7 @@ final class SimulatedBrokerPair {
         guard let epoch = database.acquire(by: broker.index) else { return }
         broker.takings += 1
         broker.leaseEpoch = epoch
+        notes.append("broker \(broker.index) takes the lease (epoch \(epoch))")
         let cluster = SimulatedCluster(
             recipeBytes: recipeBytes, dropGraceNanos: dropGraceNanos, time: time, database: database, leaseEpoch: epoch
         )
@@ -108,13 +111,17 @@ final class SimulatedBrokerPair {
             return database.renew(by: broker.index, epoch: broker.leaseEpoch)
         }
         broker.keeper = keeper
-        if verdict == .lost { broker.state = .draining(since: now) }
+        if verdict == .lost {
+            notes.append("broker \(broker.index)'s keeper lets go of epoch \(broker.leaseEpoch): draining")
+            broker.state = .draining(since: now)
+        }
     }
 
     /// The loop ends: DISCONNECT to its workers (they go to the next broker listed), the lease let go.
     func stop(_ broker: SimulatedBrokerProcess) {
         if !broker.databaseCut { database.release(epoch: broker.leaseEpoch) }
         broker.state = .gone
+        notes.append("broker \(broker.index) exits")
         for ticket in broker.waiting { ticket.lost = true }
         broker.waiting = []
         for name in attached.keys.sorted() where attached[name] == broker.index {

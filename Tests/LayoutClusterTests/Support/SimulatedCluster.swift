@@ -64,6 +64,12 @@ final class SimulatedCluster: BrokerOutput {
     let fencingEpoch: UInt64
     /// Whether a journal write since the last change's reply was refused (the lease was taken).
     var journalRefused = false
+    /// Keys a journal write of which was refused, until a write that replaces their record (a start, a
+    /// removal, an unprotect) is committed: as `Journal.writeFailed(of:)` tells the real broker.
+    var journalMissed: Set<LayoutKey> = []
+    /// Keys whose recipe this broker removed (an eviction from its book, an unprotect, a loss) with a
+    /// write that was refused: the journal still holds a recipe this broker no longer has.
+    var removalsMissed: Set<LayoutKey> = []
     /// Whether this broker's link to the database is cut: its journal writes fail.
     var journalCut = false
     /// Told of every reply as it leaves (the two-broker walk stamps it with the lease's epoch then).
@@ -153,7 +159,17 @@ final class SimulatedCluster: BrokerOutput {
 
     func journal(_ change: RecipeBook.Change, epoch: UInt64) {
         if let database {
-            if journalCut || !database.commit(change, epoch: epoch, fencedBy: fencingEpoch) { journalRefused = true }
+            if journalCut || !database.commit(change, epoch: epoch, fencedBy: fencingEpoch) {
+                journalRefused = true
+                journalMissed.insert(change.key)
+                switch change {
+                case .removed, .unprotected: removalsMissed.insert(change.key)
+                case .started, .appended: break
+                }
+            } else if case .appended = change {} else {
+                journalMissed.remove(change.key)
+                removalsMissed.remove(change.key)
+            }
             return
         }
         guard journaled != nil else { return }
@@ -180,7 +196,10 @@ final class SimulatedCluster: BrokerOutput {
 
     func journalEpoch(of key: LayoutKey, epoch: UInt64) {
         if let database {
-            if journalCut || !database.commitEpoch(of: key, epoch: epoch, fencedBy: fencingEpoch) { journalRefused = true }
+            if journalCut || !database.commitEpoch(of: key, epoch: epoch, fencedBy: fencingEpoch) {
+                journalRefused = true
+                journalMissed.insert(key)
+            }
             return
         }
         if let entry = journaled?[key] { journaled?[key]?.epoch = max(entry.epoch, epoch) }
