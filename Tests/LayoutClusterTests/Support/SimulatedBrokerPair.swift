@@ -21,6 +21,10 @@ final class SimulatedBrokerPair {
     var brokerOrder: [String: [Int]] = [:]
     /// Since when a worker has heard nothing from its broker (a pause, a cut link).
     private var silentSince: [String: Nanos] = [:]
+    /// What each worker's pool read from a broker it has left and has not run yet (`leftInPool`).
+    private var leftInPool: [String: [(order: WorkerOrder, epoch: UInt64)]] = [:]
+    /// How many such orders ran after their worker joined another conversation.
+    private(set) var leftOrdersRun = 0
     /// One-way partitions: the worker cannot reach that broker (nor it the worker); the other broker,
     /// clients and its direct endpoint still can.
     private(set) var blocked: Set<String> = []
@@ -215,6 +219,8 @@ final class SimulatedBrokerPair {
         workers[name] = worker
         attached[name] = nil
         silentSince[name] = nil
+        // The old process's pool died with it.
+        leftInPool[name] = nil
         attach(name)
     }
 
@@ -229,6 +235,7 @@ final class SimulatedBrokerPair {
             cluster.join(moving: worker)
             attached[name] = index
             silentSince[name] = nil
+            runLeftInPool(name)
             // It tries that broker first next time round (it rotates from there).
             return
         }
@@ -240,8 +247,9 @@ final class SimulatedBrokerPair {
         guard let index = attached[name], let worker = workers[name] else { return }
         attached[name] = nil
         silentSince[name] = nil
-        worker.disconnected()
         let cluster = brokers[index].cluster
+        leftInPool[name, default: []] += cluster?.takePool(name) ?? []
+        worker.disconnected()
         if heardDisconnect {
             cluster?.forget(name)
         } else {
@@ -252,6 +260,25 @@ final class SimulatedBrokerPair {
             order.append(order.removeFirst())
             brokerOrder[name] = order
         }
+    }
+
+    /// The rebuilds, releases and snapshots the worker's pool read from the broker it left run now, after
+    /// its READY to the next (the order a loaded pool can give them), answering nobody. Its requests are
+    /// not run: their conversation is over (`ClusterJobHandler` answers them `unavailable`).
+    private func runLeftInPool(_ name: String) {
+        guard let orders = leftInPool.removeValue(forKey: name), let worker = workers[name] else { return }
+        let epoch = worker.brokerEpoch
+        for (order, sentUnder) in orders {
+            switch order {
+            case .restore, .release, .snapshot:
+                worker.brokerEpoch = sentUnder
+                _ = worker.run(order, brokerEpoch: sentUnder)
+                leftOrdersRun += 1
+            case .request, .fence, .heartbeat, .disconnect:
+                continue
+            }
+        }
+        worker.brokerEpoch = epoch
     }
 
     /// kill -9 of a worker: its broker sees the connection drop; a new process starts empty.

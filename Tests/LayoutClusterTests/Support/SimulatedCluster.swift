@@ -356,6 +356,15 @@ final class SimulatedCluster: BrokerOutput {
         }
     }
 
+    /// What `name`'s pool had read from this broker and not run yet (`readAhead`), taken from here: a
+    /// real worker's pool runs it even after its conversation ended, whoever it talks to by then.
+    func takePool(_ name: String) -> [(order: WorkerOrder, epoch: UInt64)] {
+        guard let worker = workers[name], let count = inPool[worker.routingID], count > 0, let orders = queued[worker.routingID] else { return [] }
+        queued[worker.routingID] = Array(orders.dropFirst(count))
+        inPool[worker.routingID] = 0
+        return orders.prefix(count).map { ($0.order, $0.epoch) }
+    }
+
     func clearQueue(_ routingID: [UInt8]) {
         queued[routingID] = []
         inPool[routingID] = 0
