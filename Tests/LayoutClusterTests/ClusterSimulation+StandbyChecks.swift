@@ -25,7 +25,7 @@ extension StandbySimulation {
                 history.append("  \(key) +\(change.insert) through broker \(ticket.broker): \(code) \(error?["message"] as? String ?? "")")
                 if code == "unavailable" || code == "busy" { clients[0].broker = 1 - ticket.broker }
                 if code == "unavailable", ticket.immediate == nil { unknowns[key, default: []].append((change.insert, change.fromVersion)) }
-                if code == "unknown_layout" { lost(key, by: ticket.cluster); return }
+                if code == "unknown_layout" { lost(key, by: ticket); return }
                 models[key] = model
                 continue
             }
@@ -73,7 +73,7 @@ extension StandbySimulation {
                     continue
                 }
                 if code == "unavailable" || code == "busy" { clients[read.client].broker = 1 - read.ticket.broker }
-                if code == "unknown_layout", models[read.key] != nil { lost(read.key, by: read.ticket.cluster) }
+                if code == "unknown_layout", models[read.key] != nil { lost(read.key, by: read.ticket) }
                 if code == "behind" { judgeBehind(reply, read: read) }
                 continue
             }
@@ -99,9 +99,17 @@ extension StandbySimulation {
     /// A recipe the journal still holds after the answering broker removed it (its book evicted it, with
     /// a write that failed) is not one that broker could rebuild the key from: that loss is of a key kept
     /// without a recipe.
-    private mutating func lost(_ key: String, by cluster: SimulatedCluster?) {
-        let removedThere = cluster?.removalsMissed.contains(LayoutKey(name: key)) ?? false
-        guard pair.database.hasRecipe(LayoutKey(name: key)), !removedThere else {
+    /// Judged by the journal as it was when the answer left its broker.
+    private mutating func lost(_ key: String, by ticket: SimulatedTicket) {
+        let removedThere = ticket.cluster?.removalsMissed.contains(LayoutKey(name: key)) ?? false
+        let hadRecipe = ticket.envelope.flatMap { pair.recipesAtReply[$0] }.map { $0.contains(LayoutKey(name: key)) } ?? pair.database.hasRecipe(LayoutKey(name: key))
+        // With recipes unbounded no recipe is evicted: every key's recipe holds its acknowledged changes,
+        // and a copy ahead of it (changes never acknowledged) keeps it as its fallback.
+        if pair.recipeBytes == 1 << 30 {
+            problem = "\(key) answered unknown_layout with recipes unbounded: its recipe held every acknowledged change; \(copies(of: key))"
+            return
+        }
+        guard hadRecipe, !removedThere else {
             history.append("  \(key) lost (kept without a recipe)")
             models[key] = nil
             return

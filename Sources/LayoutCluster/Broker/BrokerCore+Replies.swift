@@ -122,7 +122,8 @@ extension BrokerCore {
     /// A change acknowledged at `version`: appended to the recipe when the recipe is at the version
     /// before it (otherwise the recipe cannot reproduce it and is dropped).
     private func advance(_ record: KeyRecord, to version: Int, contentSize: Size?, change: HeldBody) {
-        let consecutive = record.kept && record.version == version - 1
+        // A copy ahead of its recipe (`BrokerCore+FallbackRecipes`) does not follow on from it either.
+        let consecutive = record.kept && record.version == version - 1 && recipes.recipe(for: record.key).map { $0.lastVersion == version - 1 } ?? true
         record.kept = true
         record.version = version
         if let contentSize { record.contentSize = contentSize }

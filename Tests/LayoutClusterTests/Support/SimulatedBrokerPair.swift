@@ -34,6 +34,9 @@ final class SimulatedBrokerPair {
     let dropGraceNanos: Nanos
     /// The database's lease epoch when each reply left a broker, by its envelope.
     private(set) var epochAtReply: [[[UInt8]]: UInt64] = [:]
+    /// The keys the journal kept a recipe of when each reply left a broker (another broker taking the
+    /// lease later may give a key a recipe again, from a copy it adopts).
+    private(set) var recipesAtReply: [[[UInt8]]: Set<LayoutKey>] = [:]
     /// What the processes did on their own (lease taken, let go, exits), for the walk's history.
     var notes: [String] = []
     static let heartbeat: Nanos = 1_000_000_000
@@ -81,7 +84,10 @@ final class SimulatedBrokerPair {
         cluster.envelopePrefix = "b\(broker.index)-\(broker.takings)"
         cluster.nextTick = now + Self.heartbeat
         cluster.journalCut = broker.databaseCut
-        cluster.onReply = { [unowned self] envelope in epochAtReply[envelope] = database.epoch }
+        cluster.onReply = { [unowned self] envelope in
+            epochAtReply[envelope] = database.epoch
+            recipesAtReply[envelope] = Set(database.recipes.keys.filter { database.hasRecipe($0) })
+        }
         cluster.mayAct = { [unowned self, unowned broker] in broker.keeper?.mayAct(now: now) ?? false }
         let journaled = database.journaled
         cluster.core.loadJournaled(journaled.recipes, dropped: journaled.dropped)
