@@ -316,6 +316,12 @@ public final class Journal: Sendable {
         }
     }
 
+    /// Whether a write of `key` failed since the last write of it was asked for: the journal's record of
+    /// the key may be older than what its writer holds.
+    public func writeFailed(of key: JournalKey) -> Bool {
+        state.withLock { $0.index[key]?.isBroken ?? false }
+    }
+
     /// Whether writes are working (false from a failed write until one succeeds again).
     public var isWritable: Bool {
         state.withLock { $0.isWritable }

@@ -105,7 +105,10 @@ struct StandbySimulation {
         default:
             fault()
         }
+        history += pair.notes.map { "  [\($0)]" }
+        pair.notes = []
         check()
+        if let traced = ProcessInfo.processInfo.environment["LAYOUTD_STANDBY_SIM_TRACE"] { history.append("    ~ \(copies(of: traced))") }
     }
 
     private mutating func fault() {
@@ -184,7 +187,7 @@ struct StandbySimulation {
         let seen = clients[client].seen[key].map { #","minVersion":\#($0)"# } ?? ""
         let body = #"{"v":1,"id":"r","op":"query","layout":"\#(key)","rect":{"x":0,"y":0,"width":320,"height":100000}\#(seen)}"#
         reads.append(StandbyRead(ticket: pair.send(body, to: broker), key: key, client: client, acknowledged: acknowledged[key] ?? model.version, seen: clients[client].seen[key] ?? 0))
-        history.append("client \(client) queries \(key) through broker \(broker)")
+        history.append("client \(client) queries \(key) through broker \(broker) (minVersion \(clients[client].seen[key] ?? 0))")
     }
 
     private mutating func askRoute(_ client: Int) {

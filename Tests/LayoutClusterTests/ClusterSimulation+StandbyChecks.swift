@@ -25,7 +25,7 @@ extension StandbySimulation {
                 history.append("  \(key) +\(change.insert) through broker \(ticket.broker): \(code) \(error?["message"] as? String ?? "")")
                 if code == "unavailable" || code == "busy" { clients[0].broker = 1 - ticket.broker }
                 if code == "unavailable", ticket.immediate == nil { unknowns[key, default: []].append((change.insert, change.fromVersion)) }
-                if code == "unknown_layout" { lost(key); return }
+                if code == "unknown_layout" { lost(key, by: ticket); return }
                 models[key] = model
                 continue
             }
@@ -73,7 +73,8 @@ extension StandbySimulation {
                     continue
                 }
                 if code == "unavailable" || code == "busy" { clients[read.client].broker = 1 - read.ticket.broker }
-                if code == "unknown_layout", models[read.key] != nil { lost(read.key) }
+                if code == "unknown_layout", models[read.key] != nil { lost(read.key, by: read.ticket) }
+                if code == "behind" { judgeBehind(reply, read: read) }
                 continue
             }
             counts["broker reads ok", default: 0] += 1
@@ -84,9 +85,31 @@ extension StandbySimulation {
         reads = remaining
     }
 
+    /// A read answered `behind`: the owner's copy is older than the client's `minVersion`, which is
+    /// right only when that copy is not older than what was acknowledged before the read was sent (the
+    /// client saw a state whose change was not acknowledged, or is on its way); otherwise an
+    /// acknowledged change was rolled back.
+    private mutating func judgeBehind(_ reply: [String: Any], read: StandbyRead) {
+        let copy = ((reply["error"] as? [String: Any])?["copy"] as? [String: Any])?["version"] as? Int
+        guard let copy, copy < read.acknowledged else { return }
+        problem = "client \(read.client)'s query of \(read.key) through broker \(read.ticket.broker): behind at v\(copy), older than v\(read.acknowledged) acknowledged before it was sent; \(copies(of: read.key))"
+    }
+
     /// A key answered `unknown_layout`: only one kept without a recipe may be lost.
-    private mutating func lost(_ key: String) {
-        guard pair.database.hasRecipe(LayoutKey(name: key)) else {
+    /// A recipe the journal still holds after the answering broker removed it (its book evicted it, with
+    /// a write that failed) is not one that broker could rebuild the key from: that loss is of a key kept
+    /// without a recipe.
+    /// Judged by the journal as it was when the answer left its broker.
+    private mutating func lost(_ key: String, by ticket: SimulatedTicket) {
+        let removedThere = ticket.cluster?.removalsMissed.contains(LayoutKey(name: key)) ?? false
+        let hadRecipe = ticket.envelope.flatMap { pair.recipesAtReply[$0] }.map { $0.contains(LayoutKey(name: key)) } ?? pair.database.hasRecipe(LayoutKey(name: key))
+        // With recipes unbounded no recipe is evicted: every key's recipe holds its acknowledged changes,
+        // and a copy ahead of it (changes never acknowledged) keeps it as its fallback.
+        if pair.recipeBytes == 1 << 30 {
+            problem = "\(key) answered unknown_layout with recipes unbounded: its recipe held every acknowledged change; \(copies(of: key))"
+            return
+        }
+        guard hadRecipe, !removedThere else {
             history.append("  \(key) lost (kept without a recipe)")
             models[key] = nil
             return
@@ -131,6 +154,7 @@ extension StandbySimulation {
 
     /// Everything heals and is delivered; the last reads are answered by the active broker.
     mutating func settle() {
+        history.append("everything heals")
         for broker in pair.brokers {
             pair.resume(broker)
             broker.databaseCut = false
@@ -142,6 +166,8 @@ extension StandbySimulation {
         for _ in 0..<40 {
             pair.deliverAll()
             pair.advance(by: 1_000_000_000)
+            history += pair.notes.map { "  [\($0)]" }
+            pair.notes = []
             check()
             if problem != nil { return }
         }
@@ -150,7 +176,12 @@ extension StandbySimulation {
             return
         }
         for key in models.keys.sorted() {
-            reads.append(StandbyRead(ticket: pair.send(queryBody(key, id: "final"), to: active.index), key: key, client: 0, acknowledged: acknowledged[key] ?? 0, seen: clients[0].seen[key] ?? 0))
+            // With `minVersion`, as every query a real client sends (LayoutClient, the Python client): a
+            // client that read a state whose change was then answered `unavailable` and rebuilt away
+            // (PROTOCOL.md §11, "What a read may show") is answered `behind` rather than taken back.
+            let seen = clients[0].seen[key] ?? 0
+            let body = #"{"v":1,"id":"final","op":"query","layout":"\#(key)","rect":{"x":0,"y":0,"width":320,"height":100000},"minVersion":\#(seen)}"#
+            reads.append(StandbyRead(ticket: pair.send(body, to: active.index), key: key, client: 0, acknowledged: acknowledged[key] ?? 0, seen: seen))
         }
         pair.deliverAll()
         check()

@@ -109,7 +109,9 @@ extension BrokerCore {
                 stale.append(entry.key)
                 continue
             }
-            if entry.version != record.version || !record.kept { recipes.unprotect(entry.key, version: entry.version) }
+            if entry.version != record.version || !record.kept, !keepsFallbackRecipe(record, adoptingVersion: entry.version) {
+                recipes.unprotect(entry.key, version: entry.version)
+            }
             record.version = entry.version
             assignEpoch(record, entry.epoch)
             record.kept = true

@@ -11,6 +11,7 @@ extension BrokerCore {
         if let owner = record.owner, !owner.isConnected { setOwner(record, nil) }
         guard record.owner == nil else { return }
         guard let target = rendezvousWinner(record.hash) else { return }
+        fallBackToRecipe(record)
         if record.kept, recipes.recipe(for: record.key) == nil { lose(record) }
         if record.kept {
             queueRebuild(record, at: target)
@@ -25,7 +26,7 @@ extension BrokerCore {
     /// leaving one). A kept layout without a recipe cannot move and stays.
     func startMove(_ record: KeyRecord, to target: WorkerRecord) {
         guard record.isSettled, record.owner !== target, target.isAlive else { return }
-        guard !record.kept || recipes.recipe(for: record.key) != nil else { return }
+        guard !record.kept || currentRecipe(of: record) != nil else { return }
         counters.moves += 1
         drain(record, toward: target)
         if let owner = record.owner { fenceDirectReads(of: record, at: owner) }
@@ -91,7 +92,7 @@ extension BrokerCore {
     /// follow at once and queue behind the rebuild there.
     func sendRestore(_ record: KeyRecord, to target: WorkerRecord) {
         let previous = record.owner.flatMap { $0 !== target && $0.isConnected ? $0 : nil }
-        let recipe = record.kept ? recipes.recipe(for: record.key) : nil
+        let recipe = record.kept ? currentRecipe(of: record) : nil
         let header = RestoreHeader(key: record.key, version: record.version, base: recipe?.base ?? 0)
         let token = makeToken()
         guard output.send(.restore(token, header, recipe?.bodies ?? []), to: target.routingID) else {
@@ -185,7 +186,7 @@ extension BrokerCore {
                 flushHeld(record)
                 continue
             }
-            guard record.kept, record.owner !== worker, recipes.recipe(for: record.key) != nil else { continue }
+            guard record.kept, record.owner !== worker, currentRecipe(of: record) != nil else { continue }
             if rendezvousWinner(record.hash) === worker { startMove(record, to: worker) }
         }
     }

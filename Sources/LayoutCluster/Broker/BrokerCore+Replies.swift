@@ -36,13 +36,14 @@ extension BrokerCore {
                 return
             }
             let writesBefore = journalWrites
+            acknowledgesAfterJournal = false
             if let record {
                 record.inFlight -= 1
                 if let operation = request.route.operation { learn(summary, of: operation, request: request, on: record, epoch: pending.epoch) }
             }
             // A binary reply's columns pass through as they came, unread and uncopied. A change the
             // journal records is acknowledged only once it is written.
-            if journalWrites != writesBefore {
+            if journalWrites != writesBefore || acknowledgesAfterJournal {
                 output.replyWhenJournaled(to: request.envelope, body: body, trailing: Array(frames.dropFirst()), id: request.route.id)
             } else {
                 output.reply(to: request.envelope, body: body, trailing: Array(frames.dropFirst()))
@@ -121,10 +122,15 @@ extension BrokerCore {
     /// A change acknowledged at `version`: appended to the recipe when the recipe is at the version
     /// before it (otherwise the recipe cannot reproduce it and is dropped).
     private func advance(_ record: KeyRecord, to version: Int, contentSize: Size?, change: HeldBody) {
-        let consecutive = record.kept && record.version == version - 1
+        // A copy ahead of its recipe (`BrokerCore+FallbackRecipes`) does not follow on from it either.
+        let consecutive = record.kept && record.version == version - 1 && recipes.recipe(for: record.key).map { $0.lastVersion == version - 1 } ?? true
         record.kept = true
         record.version = version
         if let contentSize { record.contentSize = contentSize }
+        guard recipes.recipe(for: record.key) != nil else {
+            acknowledgeWithoutRecipe(record)
+            return
+        }
         if consecutive {
             noteEvicted(recipes.append(record.key, change: change))
             compactIfDue(record)
@@ -135,6 +141,20 @@ extension BrokerCore {
             counters.recipesDropped += 1
             logger.warning("recipe dropped: a change's version did not follow on", metadata: ["layout": "\(record.key)", "version": "\(version)"])
             reprotect(record)
+        }
+    }
+
+    /// A change to a key kept without a recipe is acknowledged with no journal write, as long as the
+    /// journal holds no recipe of the key either. When the write that removed its recipe there (an
+    /// eviction from the book, an unprotect) failed, the journal still has the old recipe, from which a
+    /// restarted broker, or one taking over, would rebuild the key at an older version than this change
+    /// acknowledges: the key's record is written again first. While that removal may still be on its
+    /// way, the acknowledgement waits for the writes before it, so that it is `unavailable` if it failed.
+    private func acknowledgeWithoutRecipe(_ record: KeyRecord) {
+        switch output.journalStanding(of: record.key) {
+        case .current: return
+        case .unsettled: acknowledgesAfterJournal = true
+        case .missed: recipes.recordKeptWithoutRecipe(record.key, version: record.version)
         }
     }
 

@@ -22,7 +22,7 @@ extension BrokerCore {
         var targets: [ObjectIdentifier: WorkerRecord] = [:]
         for key in waiting.keys {
             guard let record = keys[key], case .awaitingReturn = record.phase, record.standby == nil, record.handOver == nil,
-                  recipes.recipe(for: key) != nil, let target = rendezvousWinner(record.hash) else { continue }
+                  currentRecipe(of: record) != nil, let target = rendezvousWinner(record.hash) else { continue }
             record.standby = Standby(worker: target)
             enqueueRestore(key, at: target, urgent: !record.held.isEmpty)
             targets[ObjectIdentifier(target)] = target
@@ -33,7 +33,7 @@ extension BrokerCore {
     /// Sends the standby rebuild of `record` to its worker. Like a rebuild, it is an assignment: the key's
     /// epoch rises to the broker's, so that the standby copy never outranks what the key becomes.
     func sendStandby(_ record: KeyRecord, to target: WorkerRecord) {
-        guard var standby = record.standby, let recipe = recipes.recipe(for: record.key) else {
+        guard var standby = record.standby, let recipe = currentRecipe(of: record) else {
             record.standby = nil
             return
         }

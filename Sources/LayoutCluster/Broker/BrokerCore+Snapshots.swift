@@ -18,7 +18,7 @@ extension BrokerCore {
     /// death would lose it. Its owner is asked for a snapshot, which starts a recipe at the version the
     /// layout stands at. Asked once; a key it does not reach stays unprotected until its next `prepare`.
     func reprotect(_ record: KeyRecord) {
-        guard record.kept, recipes.recipe(for: record.key) == nil, recipes.capacityBytes > 0 else { return }
+        guard record.kept, currentRecipe(of: record) == nil, recipes.capacityBytes > 0 else { return }
         askSnapshot(of: record, for: nil)
     }
 
@@ -48,7 +48,7 @@ extension BrokerCore {
             // Asked by `reprotect`: the recipe starts from it if the key still stands at its version and
             // nothing gave it a recipe meanwhile.
             guard case .taken(_, let version, _)? = outcome, let body, record.kept, record.version == version,
-                  record.owner === worker, recipes.recipe(for: record.key) == nil else {
+                  record.owner === worker, currentRecipe(of: record) == nil else {
                 counters.snapshotFailures += 1
                 return
             }

@@ -99,6 +99,9 @@ final class BrokerCore {
 
     /// Journal writes asked for so far: a reply that caused some waits for them (`replyWhenJournaled`).
     var journalWrites = 0
+    /// Whether the change being learned must wait for the journal writes asked for before it, though it
+    /// asks none itself (`acknowledgeWithoutRecipe`).
+    var acknowledgesAfterJournal = false
     /// The recipes' journal's figures for `stats` and `metrics`; nil without a journal.
     var journalStatistics: (() -> Journal.Statistics)?
 

@@ -39,6 +39,12 @@ extension BrokerLoop: BrokerOutput {
         }
     }
 
+    func journalStanding(of key: LayoutKey) -> JournalStanding {
+        guard let journal else { return .current }
+        if journal.writeFailed(of: JournalKey(namespace: key.namespace, name: key.name)) { return .missed }
+        return journaled.isSettled ? .current : .unsettled
+    }
+
     func replyWhenJournaled(to envelope: Envelope, body: HeldBody, trailing: [HeldBody], id: RequestID?) {
         guard journal != nil else { return reply(to: envelope, body: body, trailing: trailing) }
         journaled.hold(envelope: envelope, body: body, trailing: trailing, id: id)

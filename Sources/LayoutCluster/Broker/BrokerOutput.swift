@@ -33,6 +33,21 @@ protocol BrokerOutput: AnyObject {
     /// Sends a reply that acknowledges a change once the journal writes asked for before it are
     /// committed; `unavailable` instead if one of them failed.
     func replyWhenJournaled(to envelope: Envelope, body: HeldBody, trailing: [HeldBody], id: RequestID?)
+    /// How the journal's record of `key` stands, for a change to it acknowledged with no write of its own
+    /// (a key kept without a recipe).
+    func journalStanding(of key: LayoutKey) -> JournalStanding
+}
+
+/// How a broker's journal record of a key stands against what the broker holds of it.
+enum JournalStanding: Equatable {
+    /// Every write of the key was committed, or there is no journal.
+    case current
+    /// Writes asked for are not committed yet, and one of them may be the key's: a reply that relies on
+    /// them waits for them.
+    case unsettled
+    /// A write of the key failed: its record may still hold a recipe the broker has since removed (an
+    /// eviction, an unprotect), from which a restart or a takeover would rebuild an older version.
+    case missed
 }
 
 extension BrokerOutput {
@@ -40,6 +55,9 @@ extension BrokerOutput {
     func journal(_ change: RecipeBook.Change, epoch: UInt64) {}
 
     func journalEpoch(of key: LayoutKey, epoch: UInt64) {}
+
+    /// Without a journal, nothing to fall behind.
+    func journalStanding(of key: LayoutKey) -> JournalStanding { .current }
 
     /// Without a journal, nothing to wait for.
     func replyWhenJournaled(to envelope: Envelope, body: HeldBody, trailing: [HeldBody], id: RequestID?) {

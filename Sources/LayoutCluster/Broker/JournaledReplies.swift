@@ -29,6 +29,9 @@ struct JournaledReplies {
     /// Whether no reply is waiting.
     var isEmpty: Bool { waiting.isEmpty }
 
+    /// Whether every write asked for is committed (or failed).
+    var isSettled: Bool { committed >= asked }
+
     /// Numbers a new write; its number.
     mutating func askWrite() -> Int {
         asked += 1

@@ -221,6 +221,13 @@ final class RecipeBook {
         onChange?(.unprotected(key, version: version))
     }
 
+    /// Records again that `key`, which has no recipe here, is kept at `version` without one: the journal's
+    /// record of it missed a write (the removal of its recipe), and must not be rebuilt from.
+    func recordKeptWithoutRecipe(_ key: LayoutKey, version: Int) {
+        guard recipes[key] == nil else { return }
+        onChange?(.unprotected(key, version: version))
+    }
+
     @discardableResult
     private func forget(_ key: LayoutKey) -> Recipe? {
         guard let recipe = recipes.removeValue(forKey: key) else { return nil }

@@ -21,6 +21,10 @@ final class SimulatedBrokerPair {
     var brokerOrder: [String: [Int]] = [:]
     /// Since when a worker has heard nothing from its broker (a pause, a cut link).
     private var silentSince: [String: Nanos] = [:]
+    /// What each worker's pool read from a broker it has left and has not run yet (`leftInPool`).
+    private var leftInPool: [String: [(order: WorkerOrder, epoch: UInt64)]] = [:]
+    /// How many such orders ran after their worker joined another conversation.
+    private(set) var leftOrdersRun = 0
     /// One-way partitions: the worker cannot reach that broker (nor it the worker); the other broker,
     /// clients and its direct endpoint still can.
     private(set) var blocked: Set<String> = []
@@ -30,6 +34,11 @@ final class SimulatedBrokerPair {
     let dropGraceNanos: Nanos
     /// The database's lease epoch when each reply left a broker, by its envelope.
     private(set) var epochAtReply: [[[UInt8]]: UInt64] = [:]
+    /// The keys the journal kept a recipe of when each reply left a broker (another broker taking the
+    /// lease later may give a key a recipe again, from a copy it adopts).
+    private(set) var recipesAtReply: [[[UInt8]]: Set<LayoutKey>] = [:]
+    /// What the processes did on their own (lease taken, let go, exits), for the walk's history.
+    var notes: [String] = []
     static let heartbeat: Nanos = 1_000_000_000
     static let liveness: Nanos = 3
     /// `cluster.rejoinMillis` by default: heartbeat × liveness + reconnect.
@@ -65,6 +74,7 @@ final class SimulatedBrokerPair {
         guard let epoch = database.acquire(by: broker.index) else { return }
         broker.takings += 1
         broker.leaseEpoch = epoch
+        notes.append("broker \(broker.index) takes the lease (epoch \(epoch))")
         let cluster = SimulatedCluster(
             recipeBytes: recipeBytes, dropGraceNanos: dropGraceNanos, time: time, database: database, leaseEpoch: epoch
         )
@@ -74,7 +84,10 @@ final class SimulatedBrokerPair {
         cluster.envelopePrefix = "b\(broker.index)-\(broker.takings)"
         cluster.nextTick = now + Self.heartbeat
         cluster.journalCut = broker.databaseCut
-        cluster.onReply = { [unowned self] envelope in epochAtReply[envelope] = database.epoch }
+        cluster.onReply = { [unowned self] envelope in
+            epochAtReply[envelope] = database.epoch
+            recipesAtReply[envelope] = Set(database.recipes.keys.filter { database.hasRecipe($0) })
+        }
         cluster.mayAct = { [unowned self, unowned broker] in broker.keeper?.mayAct(now: now) ?? false }
         let journaled = database.journaled
         cluster.core.loadJournaled(journaled.recipes, dropped: journaled.dropped)
@@ -108,13 +121,17 @@ final class SimulatedBrokerPair {
             return database.renew(by: broker.index, epoch: broker.leaseEpoch)
         }
         broker.keeper = keeper
-        if verdict == .lost { broker.state = .draining(since: now) }
+        if verdict == .lost {
+            notes.append("broker \(broker.index)'s keeper lets go of epoch \(broker.leaseEpoch): draining")
+            broker.state = .draining(since: now)
+        }
     }
 
     /// The loop ends: DISCONNECT to its workers (they go to the next broker listed), the lease let go.
     func stop(_ broker: SimulatedBrokerProcess) {
         if !broker.databaseCut { database.release(epoch: broker.leaseEpoch) }
         broker.state = .gone
+        notes.append("broker \(broker.index) exits")
         for ticket in broker.waiting { ticket.lost = true }
         broker.waiting = []
         for name in attached.keys.sorted() where attached[name] == broker.index {
@@ -208,6 +225,8 @@ final class SimulatedBrokerPair {
         workers[name] = worker
         attached[name] = nil
         silentSince[name] = nil
+        // The old process's pool died with it.
+        leftInPool[name] = nil
         attach(name)
     }
 
@@ -222,6 +241,7 @@ final class SimulatedBrokerPair {
             cluster.join(moving: worker)
             attached[name] = index
             silentSince[name] = nil
+            runLeftInPool(name)
             // It tries that broker first next time round (it rotates from there).
             return
         }
@@ -233,8 +253,9 @@ final class SimulatedBrokerPair {
         guard let index = attached[name], let worker = workers[name] else { return }
         attached[name] = nil
         silentSince[name] = nil
-        worker.disconnected()
         let cluster = brokers[index].cluster
+        leftInPool[name, default: []] += cluster?.takePool(name) ?? []
+        worker.disconnected()
         if heardDisconnect {
             cluster?.forget(name)
         } else {
@@ -245,6 +266,25 @@ final class SimulatedBrokerPair {
             order.append(order.removeFirst())
             brokerOrder[name] = order
         }
+    }
+
+    /// The rebuilds, releases and snapshots the worker's pool read from the broker it left run now, after
+    /// its READY to the next (the order a loaded pool can give them), answering nobody. Its requests are
+    /// not run: their conversation is over (`ClusterJobHandler` answers them `unavailable`).
+    private func runLeftInPool(_ name: String) {
+        guard let orders = leftInPool.removeValue(forKey: name), let worker = workers[name] else { return }
+        let epoch = worker.brokerEpoch
+        for (order, sentUnder) in orders {
+            switch order {
+            case .restore, .release, .snapshot:
+                worker.brokerEpoch = sentUnder
+                _ = worker.run(order, brokerEpoch: sentUnder)
+                leftOrdersRun += 1
+            case .request, .fence, .heartbeat, .disconnect:
+                continue
+            }
+        }
+        worker.brokerEpoch = epoch
     }
 
     /// kill -9 of a worker: its broker sees the connection drop; a new process starts empty.

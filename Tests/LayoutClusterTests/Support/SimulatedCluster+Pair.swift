@@ -30,6 +30,12 @@ extension SimulatedCluster {
         clearQueue(worker.routingID)
     }
 
+    /// As `BrokerLoop` tells it: the journal commits at once here, so a key's record is current unless a
+    /// write of it was refused.
+    func journalStanding(of key: LayoutKey) -> JournalStanding {
+        journalMissed.contains(key) ? .missed : .current
+    }
+
     /// As `BrokerLoop` releases it: a reply after a refused write answers `unavailable` (the change is on
     /// its worker, not durable).
     func replyWhenJournaled(to envelope: Envelope, body: HeldBody, trailing: [HeldBody], id: RequestID?) {

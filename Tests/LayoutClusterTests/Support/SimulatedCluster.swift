@@ -64,6 +64,12 @@ final class SimulatedCluster: BrokerOutput {
     let fencingEpoch: UInt64
     /// Whether a journal write since the last change's reply was refused (the lease was taken).
     var journalRefused = false
+    /// Keys a journal write of which was refused, until a write that replaces their record (a start, a
+    /// removal, an unprotect) is committed: as `Journal.writeFailed(of:)` tells the real broker.
+    var journalMissed: Set<LayoutKey> = []
+    /// Keys whose recipe this broker removed (an eviction from its book, an unprotect, a loss) with a
+    /// write that was refused: the journal still holds a recipe this broker no longer has.
+    var removalsMissed: Set<LayoutKey> = []
     /// Whether this broker's link to the database is cut: its journal writes fail.
     var journalCut = false
     /// Told of every reply as it leaves (the two-broker walk stamps it with the lease's epoch then).
@@ -153,7 +159,17 @@ final class SimulatedCluster: BrokerOutput {
 
     func journal(_ change: RecipeBook.Change, epoch: UInt64) {
         if let database {
-            if journalCut || !database.commit(change, epoch: epoch, fencedBy: fencingEpoch) { journalRefused = true }
+            if journalCut || !database.commit(change, epoch: epoch, fencedBy: fencingEpoch) {
+                journalRefused = true
+                journalMissed.insert(change.key)
+                switch change {
+                case .removed, .unprotected: removalsMissed.insert(change.key)
+                case .started, .appended: break
+                }
+            } else if case .appended = change {} else {
+                journalMissed.remove(change.key)
+                removalsMissed.remove(change.key)
+            }
             return
         }
         guard journaled != nil else { return }
@@ -180,7 +196,10 @@ final class SimulatedCluster: BrokerOutput {
 
     func journalEpoch(of key: LayoutKey, epoch: UInt64) {
         if let database {
-            if journalCut || !database.commitEpoch(of: key, epoch: epoch, fencedBy: fencingEpoch) { journalRefused = true }
+            if journalCut || !database.commitEpoch(of: key, epoch: epoch, fencedBy: fencingEpoch) {
+                journalRefused = true
+                journalMissed.insert(key)
+            }
             return
         }
         if let entry = journaled?[key] { journaled?[key]?.epoch = max(entry.epoch, epoch) }
@@ -335,6 +354,15 @@ final class SimulatedCluster: BrokerOutput {
             _ = worker.run(order, brokerEpoch: epoch, grant: grant)
             _ = worker.takeEvictions()
         }
+    }
+
+    /// What `name`'s pool had read from this broker and not run yet (`readAhead`), taken from here: a
+    /// real worker's pool runs it even after its conversation ended, whoever it talks to by then.
+    func takePool(_ name: String) -> [(order: WorkerOrder, epoch: UInt64)] {
+        guard let worker = workers[name], let count = inPool[worker.routingID], count > 0, let orders = queued[worker.routingID] else { return [] }
+        queued[worker.routingID] = Array(orders.dropFirst(count))
+        inPool[worker.routingID] = 0
+        return orders.prefix(count).map { ($0.order, $0.epoch) }
     }
 
     func clearQueue(_ routingID: [UInt8]) {
