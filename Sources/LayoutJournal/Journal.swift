@@ -137,7 +137,7 @@ public final class Journal: Sendable {
     /// replayed from it).
     public let notesAtOpen: [String]
 
-    /// Opens the journal at `url` for `role`, reads its index, and starts its thread; nil for `none`.
+    /// Opens the journal at `url` for `role`, reads its index (unless `loadsKeysInBackground`), and starts its thread; nil for `none`.
     /// - Parameter onCommit: told of every group commit, on the journal thread.
     /// - Parameter onSync: with the log and `sync` durability, told how long each of the log's syncs
     ///   took, in µs (what a change's reply waits for), on the thread that syncs it.
