@@ -17,7 +17,9 @@ import Synchronization
 ///
 /// The journal keeps an index of every key in memory (its version and the sizes of its bodies), brought
 /// up to date as writes are appended, so that the daemon decides without a read whether a change can
-/// follow the key's last write or needs a snapshot.
+/// follow the key's last write or needs a snapshot. It is read at open, or after it in the background
+/// (`loadsKeysInBackground`, `Journal+KeyLoading.swift`). Writing: `Journal+Writer.swift`; the index:
+/// `Journal+Index.swift`.
 public final class Journal: Sendable {
     /// When a key's changes are folded into a snapshot (`journal.compactAfterBytes`, `…Changes`).
     public struct Compaction: Sendable, Hashable {
@@ -40,6 +42,9 @@ public final class Journal: Sendable {
         public var isWritable: Bool
         public var lastError: String?
         public var keys: Int
+        /// False while the index is still being read in the background (`loadKeysInBackground`):
+        /// `keys` counts the kept keys read so far.
+        public var isIndexComplete = true
     }
 
     public typealias Completion = @Sendable (Result<Void, JournalError>) -> Void
@@ -82,6 +87,9 @@ public final class Journal: Sendable {
         var isClosing = false
         /// When writing last failed: the next probe waits `probeMillis` from then.
         var failedAt = DispatchTime.now()
+        /// False from an `open` that leaves reading the index to `loadKeysInBackground` until it is
+        /// read: meanwhile a key missing from it is looked up in the database (`resolvedEntry(for:)`).
+        var isIndexComplete = true
     }
 
     public let url: JournalURL
@@ -90,13 +98,13 @@ public final class Journal: Sendable {
     public let syncMillis: Int
     public let compaction: Compaction
     let state: Mutex<State>
-    private let reader: Mutex<StorageBox>
+    let reader: Mutex<StorageBox>
     let wake = DispatchSemaphore(value: 0)
     let finished = DispatchSemaphore(value: 0)
     /// With the log and `sync` durability: wakes the thread that syncs the log, and says it has ended.
     let syncWake = DispatchSemaphore(value: 0)
     let syncFinished = DispatchSemaphore(value: 0)
-    private let finishedCheckpoints = DispatchSemaphore(value: 0)
+    let finishedCheckpoints = DispatchSemaphore(value: 0)
     let onCommit: @Sendable (JournalCommit) -> Void
     let onSync: @Sendable (UInt64) -> Void
     let onHealthChange: @Sendable (Bool, String?) -> Void
@@ -118,6 +126,8 @@ public final class Journal: Sendable {
     }
 
     private let openedKeys: Mutex<[JournalKeyState]>
+    /// With `loadsKeysInBackground`: the connection that reads the index, until its thread takes it.
+    let keyLoader: Mutex<StorageBox?>
 
     /// Lets go of `keysAtOpen` (about 100 bytes a key) once its readers have taken what they need.
     public func releaseKeysAtOpen() {
@@ -127,7 +137,7 @@ public final class Journal: Sendable {
     /// replayed from it).
     public let notesAtOpen: [String]
 
-    /// Opens the journal at `url` for `role`, reads its index, and starts its thread; nil for `none`.
+    /// Opens the journal at `url` for `role`, reads its index (unless `loadsKeysInBackground`), and starts its thread; nil for `none`.
     /// - Parameter onCommit: told of every group commit, on the journal thread.
     /// - Parameter onSync: with the log and `sync` durability, told how long each of the log's syncs
     ///   took, in µs (what a change's reply waits for), on the thread that syncs it.
@@ -143,16 +153,19 @@ public final class Journal: Sendable {
     ///   disk (`journal.logPath`): a change is then answered once it is in the log, and the database has
     ///   it within `syncMillis`, as `async` promises. Not with `sync`, which promises the server has the
     ///   change, nor for a broker, whose journal must hold everything for a standby on another machine.
+    /// - Parameter loadsKeysInBackground: leaves the index to `loadKeysInBackground` (`keysAtOpen` is
+    ///   then empty), so that opening takes the same time whatever the key count; until the index is
+    ///   read, `resolvedEntry(for:)` looks a key up in the database by itself.
     public static func open(
         _ url: JournalURL, role: JournalRole, durability: JournalDurability, syncMillis: Int, compaction: Compaction = Compaction(),
-        fencingEpoch: UInt64? = nil, appendOnlyLog: Bool = false, postgresLogPath: String? = nil,
+        fencingEpoch: UInt64? = nil, appendOnlyLog: Bool = false, postgresLogPath: String? = nil, loadsKeysInBackground: Bool = false,
         onCommit: @escaping @Sendable (JournalCommit) -> Void = { _ in },
         onSync: @escaping @Sendable (UInt64) -> Void = { _ in },
         onHealthChange: @escaping @Sendable (Bool, String?) -> Void = { _, _ in }
     ) throws(JournalError) -> Journal? {
         try open(
             url, role: role, durability: durability, syncMillis: syncMillis, compaction: compaction, fencingEpoch: fencingEpoch,
-            appendOnlyLog: appendOnlyLog, postgresLogPath: postgresLogPath, logSync: AppendOnlyLog.fdatasyncFile,
+            appendOnlyLog: appendOnlyLog, postgresLogPath: postgresLogPath, loadsKeysInBackground: loadsKeysInBackground, logSync: AppendOnlyLog.fdatasyncFile,
             onCommit: onCommit, onSync: onSync, onHealthChange: onHealthChange
         )
     }
@@ -161,7 +174,7 @@ public final class Journal: Sendable {
     /// database behind the log seen through `wrapLogged` (a test's stand-in that fails as a disk would).
     static func open(
         _ url: JournalURL, role: JournalRole, durability: JournalDurability, syncMillis: Int, compaction: Compaction,
-        fencingEpoch: UInt64?, appendOnlyLog: Bool, postgresLogPath: String?, logSync: @escaping AppendOnlyLog.FileSync,
+        fencingEpoch: UInt64?, appendOnlyLog: Bool, postgresLogPath: String?, loadsKeysInBackground: Bool = false, logSync: @escaping AppendOnlyLog.FileSync,
         wrapLogged: (any LoggedJournalStorage) -> any LoggedJournalStorage = { $0 },
         onCommit: @escaping @Sendable (JournalCommit) -> Void = { _ in },
         onSync: @escaping @Sendable (UInt64) -> Void = { _ in },
@@ -203,16 +216,17 @@ public final class Journal: Sendable {
             writer = storage
             reader = try PostgresJournalStorage(url: url, role: role, durability: durability)
         }
-        let keys = try writer.loadKeys().sorted { ($0.changedAtMillis, $1.key) > ($1.changedAtMillis, $0.key) }
+        let loader = loadsKeysInBackground ? try readingStorage(url, role: role, durability: durability) : nil
+        let keys = loader == nil ? Self.mostRecentFirst(try writer.loadKeys()) : []
         return Journal(
-            url: url, durability: durability, syncMillis: syncMillis, compaction: compaction, writer: writer, reader: reader, log: log,
+            url: url, durability: durability, syncMillis: syncMillis, compaction: compaction, writer: writer, reader: reader, loader: loader, log: log,
             committedLSN: committed, keys: keys, notes: notes, onCommit: onCommit, onSync: onSync, onHealthChange: onHealthChange
         )
     }
 
     private init(
         url: JournalURL, durability: JournalDurability, syncMillis: Int, compaction: Compaction, writer: any JournalStorage, reader: any JournalStorage,
-        log: AppendOnlyLog?, committedLSN: UInt64, keys: [JournalKeyState], notes: [String],
+        loader: (any JournalStorage)?, log: AppendOnlyLog?, committedLSN: UInt64, keys: [JournalKeyState], notes: [String],
         onCommit: @escaping @Sendable (JournalCommit) -> Void, onSync: @escaping @Sendable (UInt64) -> Void,
         onHealthChange: @escaping @Sendable (Bool, String?) -> Void
     ) {
@@ -226,14 +240,11 @@ public final class Journal: Sendable {
         self.onCommit = onCommit
         self.onHealthChange = onHealthChange
         openedKeys = Mutex(keys)
+        keyLoader = Mutex(loader.map(StorageBox.init))
         var initial = State()
+        initial.isIndexComplete = loader == nil
         initial.index.reserveCapacity(keys.count)
-        for key in keys {
-            initial.index[key.key] = Entry(
-                version: key.version, epoch: key.epoch, items: key.items, isKept: key.isKept,
-                rebuildBytes: key.rebuildBytes, changeBytes: key.changeBytes, changes: key.changes
-            )
-        }
+        for key in keys { initial.index[key.key] = Entry(key) }
         initial.keptCount = keys.reduce(0) { $0 + ($1.isKept ? 1 : 0) }
         initial.bytes = writer.byteCount()
         initial.committedLSN = committedLSN
@@ -261,60 +272,7 @@ public final class Journal: Sendable {
         checkpoints.start()
     }
 
-    // MARK: Writing
 
-    /// Queues `write`; `completion` runs on the journal thread once it is committed (or has failed).
-    /// The index takes the write at once, so the next decision for the key sees it.
-    ///
-    /// - Parameter body: the body of a rebuild or a change still in the memory it arrived in, used
-    ///   instead of `write`'s own (left empty): with the log, nothing of it is copied on this thread.
-    public func append(_ write: JournalWrite, body: (any JournalBodySource)? = nil, completion: @escaping Completion) {
-        if let log { return append(write, source: body, to: log, completion: completion) }
-        let write = body.map { write.withBody($0.joined()) } ?? write
-        let (accepted, first) = state.withLock { state -> (Bool, Bool) in
-            guard !state.isStopping else { return (false, false) }
-            state.pending.append(Pending(record: LoggedWrite(lsn: 0, write: write, atMillis: 0, checksum: 0), completion: completion))
-            state.keptCount += Self.apply(write, to: &state.index)
-            return (true, state.pending.count == 1)
-        }
-        guard accepted else {
-            completion(.failure(JournalError(.writeFailed, "the journal is closing")))
-            return
-        }
-        // Only the first write of a batch wakes the journal thread: the others join the commit it
-        // takes them in (one wake-up per group commit, not per change).
-        if first { wake.signal() }
-    }
-
-    /// Appends `write` and returns its outcome, where the journal answers at once: an append-only log
-    /// with `async` durability, where a write is journaled once it is in the log, on this thread.
-    /// Elsewhere nil, and nothing is appended: call `append(_:completion:)`.
-    public func appendAtOnce(_ write: JournalWrite, body: (any JournalBodySource)? = nil) -> Result<Void, JournalError>? {
-        guard let log, durability == .async else { return nil }
-        return appendAnsweringAtOnce(write, source: body, to: log, completion: nil)
-    }
-
-    /// Whether a change to `key` that gave `version` (with a body of `bytes`) must be written as a
-    /// snapshot rather than a change: it does not follow the key's last write, a write of the key failed,
-    /// or the key's changes have outgrown its rebuild body (`compaction`).
-    public func needsSnapshot(of key: JournalKey, changeVersion version: Int, bytes: Int) -> Bool {
-        state.withLock { state in
-            guard let entry = state.index[key], entry.isKept, !entry.isBroken, entry.version == version - 1 else { return true }
-            if compaction.afterChanges > 0, entry.changes + 1 > compaction.afterChanges { return true }
-            if compaction.afterBytes > 0, entry.changeBytes + bytes > max(compaction.afterBytes, entry.rebuildBytes) { return true }
-            return false
-        }
-    }
-
-    /// Whether a change of `key` that gave `version` can be written as a change: the key's last write
-    /// gave the version before it, and no write of the key has failed since (a broker, which keeps each
-    /// key's whole recipe, writes the recipe again when not).
-    public func follows(_ key: JournalKey, changeVersion version: Int) -> Bool {
-        state.withLock { state in
-            guard let entry = state.index[key] else { return false }
-            return entry.isKept && !entry.isBroken && entry.version == version - 1
-        }
-    }
 
     /// Whether a write of `key` failed since the last write of it was asked for: the journal's record of
     /// the key may be older than what its writer holds.
@@ -332,20 +290,6 @@ public final class Journal: Sendable {
         state.withLock { $0.isWritable ? nil : $0.lastError }
     }
 
-    // MARK: Reading
-
-    /// What the index knows of `key`; nil for a key never journaled.
-    public func entry(for key: JournalKey) -> Entry? {
-        state.withLock { $0.index[key] }
-    }
-
-    /// The kept keys of `namespace` (nil: every namespace), with what the index knows of them.
-    public func keptKeys(in namespace: String?) -> [(key: JournalKey, entry: Entry)] {
-        state.withLock { state in
-            state.index.filter { $0.value.isKept && (namespace == nil || $0.key.namespace == namespace) }.map { ($0.key, $0.value) }
-        }
-    }
-
     /// The bodies that rebuild `key` as committed, each checked; nil when the key is not kept. With the
     /// log, waits (bounded) for SQLite to have the key's last write.
     public func recipe(for key: JournalKey) throws(JournalError) -> JournalRecipe? {
@@ -360,7 +304,8 @@ public final class Journal: Sendable {
         return state.withLock { state in
             Statistics(
                 url: url.description, durability: durability, bytes: state.bytes + logBytes, commits: state.commits, records: state.records,
-                errors: state.errors, isWritable: state.isWritable, lastError: state.lastError, keys: state.keptCount
+                errors: state.errors, isWritable: state.isWritable, lastError: state.lastError, keys: state.keptCount,
+                isIndexComplete: state.isIndexComplete
             )
         }
     }
@@ -387,139 +332,6 @@ public final class Journal: Sendable {
         reader.withLock { $0.storage.checkpoint() }
     }
 
-    // MARK: The journal thread
-
-    private func runWriter(_ storage: any JournalStorage) {
-        var unsynced = false
-        var lastSync = DispatchTime.now()
-        while true {
-            // While writing fails, a probe every `probeMillis`, however long `syncMillis` is.
-            let idleMillis = unsynced ? syncMillis : 1000
-            let idleWait: DispatchTimeInterval = .milliseconds(isWritable ? idleMillis : min(idleMillis, Self.probeMillis))
-            _ = wake.wait(timeout: .now() + idleWait)
-            let (batch, stopping, writable) = state.withLock { state -> ([Pending], Bool, Bool) in
-                defer { state.pending.removeAll(keepingCapacity: true) }
-                return (state.pending, state.isStopping, state.isWritable)
-            }
-            if !writable && batch.isEmpty { probe(storage) }
-            if !batch.isEmpty {
-                commit(batch, to: storage)
-                unsynced = unsynced || durability == .async
-            }
-            let elapsedMillis = (DispatchTime.now().uptimeNanoseconds - lastSync.uptimeNanoseconds) / 1_000_000
-            if unsynced && (elapsedMillis >= UInt64(syncMillis) || stopping) {
-                do {
-                    try storage.makeDurable()
-                } catch {
-                    noteFailure(error, keys: [])
-                }
-                unsynced = false
-                lastSync = .now()
-            }
-            if stopping && state.withLock({ $0.pending.isEmpty }) { break }
-        }
-        finished.signal()
-    }
-
-    /// SQLite's WAL copied into the database file now and then, on a thread of its own, so that no
-    /// group commit waits for it (the reading connection does it, between restores).
-    private func runCheckpoints() {
-        while !state.withLock({ $0.isStopping }) {
-            Thread.sleep(forTimeInterval: 0.25)
-            reader.withLock { $0.storage.checkpoint() }
-        }
-        finishedCheckpoints.signal()
-    }
-
-    private func commit(_ batch: [Pending], to storage: any JournalStorage) {
-        let started = DispatchTime.now().uptimeNanoseconds
-        let writes = batch.map(\.record.write)
-        do {
-            try storage.write(Self.withoutSuperseded(writes) { $0 }, atMillis: Int64(Date().timeIntervalSince1970 * 1000))
-        } catch {
-            noteFailure(error, keys: writes.map(\.key))
-            for pending in batch { pending.completion?(.failure(error)) }
-            return
-        }
-        let micros = (DispatchTime.now().uptimeNanoseconds - started) / 1000
-        let bytes = storage.byteCount()
-        let recovered = state.withLock { state -> Bool in
-            state.commits += 1
-            state.records += batch.count
-            state.bytes = bytes
-            defer { state.isWritable = true; state.lastError = nil }
-            return !state.isWritable
-        }
-        if recovered { onHealthChange(true, nil) }
-        onCommit(JournalCommit(records: batch.count, bytes: writes.reduce(0) { $0 + $1.bodyBytes }, micros: micros))
-        for pending in batch { pending.completion?(.success(())) }
-    }
-
-    private func probe(_ storage: any JournalStorage) {
-        guard isProbeDue else { return }
-        do {
-            try storage.probe()
-        } catch {
-            return
-        }
-        let recovered = state.withLock { state -> Bool in
-            defer { state.isWritable = true; state.lastError = nil }
-            return !state.isWritable
-        }
-        if recovered { onHealthChange(true, nil) }
-    }
-
-    /// How long after a failure, and between probes, writing is tried again: a probe that works while
-    /// real writes fail (a disk with room for the probe's bytes only) then flips readiness at most
-    /// this often, not once a request.
-    static let probeMillis = 250
-
-    /// Whether `probeMillis` have passed since writing last failed.
-    var isProbeDue: Bool {
-        Self.millis(since: state.withLock { $0.failedAt }) >= Self.probeMillis
-    }
-
-    func noteFailure(_ error: JournalError, keys: [JournalKey]) {
-        let wasWritable = state.withLock { state -> Bool in
-            state.errors += 1
-            state.failedAt = .now()
-            for key in keys { state.index[key]?.isBroken = true }
-            defer { state.isWritable = false; state.lastError = error.message }
-            return state.isWritable
-        }
-        if wasWritable {
-            onHealthChange(false, error.message)
-            // The journal thread may be asleep for a whole `syncMillis`: it probes from now on.
-            wake.signal()
-        }
-    }
-
-    /// Applies `write` to `index`; returns how the count of kept keys changed (-1, 0 or 1).
-    @discardableResult
-    static func apply(_ write: JournalWrite, to index: inout [JournalKey: Entry], lsn: UInt64 = 0, bodyBytes: Int? = nil) -> Int {
-        let bytes = bodyBytes ?? write.bodyBytes
-        let wasKept = index[write.key]?.isKept ?? false
-        defer { index[write.key]?.lsn = lsn }
-        switch write {
-        case .rebuild(let key, let version, let epoch, let items, _):
-            index[key] = Entry(version: version, epoch: epoch, items: items, isKept: true, rebuildBytes: bytes, changeBytes: 0, changes: 0)
-        case .change(let key, let version, let items, _):
-            var entry = index[key] ?? Entry(version: version, epoch: 0, items: items, isKept: true, rebuildBytes: 0, changeBytes: 0, changes: 0)
-            entry.version = version
-            entry.items = items
-            entry.changeBytes += bytes
-            entry.changes += 1
-            index[key] = entry
-        case .drop(let key, let version):
-            // The epoch stays what the key reached, as in the storages.
-            index[key] = Entry(version: version, epoch: index[key]?.epoch ?? 0, items: 0, isKept: false, rebuildBytes: 0, changeBytes: 0, changes: 0)
-        case .epoch(let key, let epoch):
-            guard var entry = index[key] else { return 0 }
-            entry.epoch = max(entry.epoch, epoch)
-            index[key] = entry
-        }
-        return (index[write.key]?.isKept ?? false ? 1 : 0) - (wasKept ? 1 : 0)
-    }
 }
 
 extension Journal {
@@ -527,7 +339,7 @@ extension Journal {
 }
 
 /// A storage handed to the thread that alone uses it (the writer), or kept behind a lock (the reader).
-private struct StorageBox: @unchecked Sendable {
+struct StorageBox: @unchecked Sendable {
     // @unchecked Sendable: the writer's box is used by the journal thread only, after `init` hands it
     // over; the reader's lives in a Mutex.
     let storage: any JournalStorage

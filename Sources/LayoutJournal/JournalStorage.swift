@@ -3,6 +3,9 @@
 protocol JournalStorage: AnyObject {
     /// Every key's state, for the index the journal keeps in memory.
     func loadKeys() throws(JournalError) -> [JournalKeyState]
+    /// One key's state, looked up by the key (nil for a key never written): what the index takes for
+    /// the key while `loadKeys` has not filled it yet.
+    func keyState(for key: JournalKey) throws(JournalError) -> JournalKeyState?
     /// Writes `batch` in one transaction (one group commit).
     func write(_ batch: [JournalWrite], atMillis: Int64) throws(JournalError)
     /// The bodies that rebuild `key`, each checked; nil when the key is not kept.

@@ -125,7 +125,7 @@ public struct LayoutDaemon: Service {
         thread.start()
         let endpoints = try bound.wait().get()
         running.setEndpoints(RunningNode.Endpoints(front: endpoints.0, events: endpoints.1, stats: endpoints.2))
-        durable?.restoreInBackground(concurrency: configuration.resolvedRestoreConcurrency)
+        durable?.startInBackground(restoreConcurrency: configuration.resolvedRestoreConcurrency)
         if httpAddress != nil {
             // Not ready while the journal cannot write: changes are refused then (queries still served).
             let readiness: @Sendable () -> String? = {
@@ -146,15 +146,16 @@ public struct LayoutDaemon: Service {
 }
 
 extension LayoutDaemon {
-    /// The configured journal, opened and its index read; nil for `none`. A journal that cannot be used
-    /// (unreadable, of another format or role) stops the start with a message that says why.
+    /// The configured journal, opened (its keys are read once the daemon serves); nil for `none`. A
+    /// journal that cannot be used (unreadable, of another format or role) stops the start with a
+    /// message that says why.
     fileprivate func openJournal(stats: ServerStats) throws -> Journal? {
         let logger = self.logger
         do {
             let journal = try Journal.open(
                 configuration.journalURL, role: .daemon, durability: configuration.journalDurability,
                 syncMillis: configuration.journalSyncMillis, compaction: configuration.journalCompaction,
-                appendOnlyLog: true, postgresLogPath: configuration.journalLogPath,
+                appendOnlyLog: true, postgresLogPath: configuration.journalLogPath, loadsKeysInBackground: true,
                 onCommit: { stats.recordJournalCommit(micros: $0.micros) },
                 onSync: { stats.recordJournalSync(micros: $0) },
                 onHealthChange: { writable, reason in

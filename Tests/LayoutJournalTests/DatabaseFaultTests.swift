@@ -57,6 +57,7 @@ struct DatabaseFaultTests {
 
         func logPosition() throws(JournalError) -> UInt64 { try storage.logPosition() }
         func loadKeys() throws(JournalError) -> [JournalKeyState] { try storage.loadKeys() }
+        func keyState(for key: JournalKey) throws(JournalError) -> JournalKeyState? { try storage.keyState(for: key) }
         func write(_ batch: [JournalWrite], atMillis: Int64) throws(JournalError) { try storage.write(batch, atMillis: atMillis) }
         func recipe(for key: JournalKey) throws(JournalError) -> JournalRecipe? { try storage.recipe(for: key) }
         func byteCount() -> Int { inner?.byteCount() ?? 0 }

@@ -29,6 +29,7 @@ import Testing
 
         func logPosition() throws(JournalError) -> UInt64 { position }
         func loadKeys() throws(JournalError) -> [JournalKeyState] { [] }
+        func keyState(for key: JournalKey) throws(JournalError) -> JournalKeyState? { nil }
         func write(_ batch: [JournalWrite], atMillis: Int64) throws(JournalError) {}
         func recipe(for key: JournalKey) throws(JournalError) -> JournalRecipe? { nil }
         func makeDurable() throws(JournalError) { durableCalls += 1 }

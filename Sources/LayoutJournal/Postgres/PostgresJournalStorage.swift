@@ -45,17 +45,30 @@ final class PostgresJournalStorage: LoggedJournalStorage {
                 """)
             var keys: [JournalKeyState] = []
             keys.reserveCapacity(rows.count)
-            for row in rows {
-                let (namespace, name, version, epoch, items, changedAt, kept, base, rebuildBytes, changeBytes, changes) =
-                    try link.decode(row, as: (String, String, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64).self)
-                keys.append(JournalKeyState(
-                    key: JournalKey(namespace: namespace, name: name), version: Int(version), epoch: UInt64(bitPattern: epoch), items: Int(items),
-                    changedAtMillis: changedAt, isKept: kept != 0, base: Int(base),
-                    rebuildBytes: Int(rebuildBytes), changeBytes: Int(changeBytes), changes: Int(changes)
-                ))
-            }
+            for row in rows { keys.append(try Self.keyState(of: row, on: link)) }
             return keys
         }
+    }
+
+    func keyState(for key: JournalKey) throws(JournalError) -> JournalKeyState? {
+        try session.withConnection(failing: .unreadable) { link throws(JournalError) -> JournalKeyState? in
+            let rows = try link.query("""
+                SELECT namespace, name, version, epoch, items, changed_at, kept, base, rebuild_bytes, change_bytes, changes FROM layouts
+                WHERE namespace = \(key.namespace) AND name = \(key.name)
+                """)
+            guard let row = rows.first else { return nil }
+            return try Self.keyState(of: row, on: link)
+        }
+    }
+
+    private static func keyState(of row: PostgresRow, on link: PostgresSession.Link) throws(JournalError) -> JournalKeyState {
+        let (namespace, name, version, epoch, items, changedAt, kept, base, rebuildBytes, changeBytes, changes) =
+            try link.decode(row, as: (String, String, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64).self)
+        return JournalKeyState(
+            key: JournalKey(namespace: namespace, name: name), version: Int(version), epoch: UInt64(bitPattern: epoch), items: Int(items),
+            changedAtMillis: changedAt, isKept: kept != 0, base: Int(base),
+            rebuildBytes: Int(rebuildBytes), changeBytes: Int(changeBytes), changes: Int(changes)
+        )
     }
 
     func write(_ batch: [JournalWrite], atMillis now: Int64) throws(JournalError) {

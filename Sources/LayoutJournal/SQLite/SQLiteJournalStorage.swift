@@ -109,6 +109,18 @@ final class SQLiteJournalStorage: LoggedJournalStorage {
     }
 
     func loadKeys() throws(JournalError) -> [JournalKeyState] {
+        try keyStates(where: "")
+    }
+
+    func keyState(for key: JournalKey) throws(JournalError) -> JournalKeyState? {
+        // The key named in both the outer query and the bodies' aggregate, so that each reads the
+        // key's rows through its index, not the whole table.
+        try keyStates(where: "WHERE namespace = ?1 AND name = ?2", outerWhere: "WHERE l.namespace = ?1 AND l.name = ?2", binding: key).first
+    }
+
+    /// The states of the keys `outerWhere` selects (every key when empty), `bodiesWhere` narrowing the
+    /// bodies' aggregate to them.
+    private func keyStates(where bodiesWhere: String, outerWhere: String = "", binding key: JournalKey? = nil) throws(JournalError) -> [JournalKeyState] {
         // A change writes its body alone (one row and its index entry: the fewest pages a commit can
         // touch); what it did to the key's state is read back from the bodies here.
         let rows = try connection.prepare("""
@@ -118,9 +130,11 @@ final class SQLiteJournalStorage: LoggedJournalStorage {
                 l.kept, l.base, l.rebuild_bytes, COALESCE(b.bytes, l.rebuild_bytes) - l.rebuild_bytes, COALESCE(b.count, 1) - 1
             FROM layouts l LEFT JOIN (
                 SELECT namespace, name, MAX(version) AS version, MAX(written_at) AS written_at, COUNT(*) AS count, SUM(LENGTH(body)) AS bytes
-                FROM bodies GROUP BY namespace, name
+                FROM bodies \(bodiesWhere) GROUP BY namespace, name
             ) b ON b.namespace = l.namespace AND b.name = l.name
+            \(outerWhere)
             """, failing: .unreadable)
+        if let key { rows.bind(.text(key.namespace), .text(key.name)) }
         var keys: [JournalKeyState] = []
         while try rows.step() {
             keys.append(JournalKeyState(

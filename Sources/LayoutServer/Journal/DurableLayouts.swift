@@ -7,8 +7,9 @@ import Synchronization
 
 /// A daemon's layouts kept in its journal, with the store in memory as their cache: every acknowledged
 /// change is written before its reply leaves; a layout not in memory (evicted, or not yet restored after
-/// a start) is rebuilt from the journal when it is asked for; after a start every kept layout comes back
-/// in the background, most recently changed first.
+/// a start) is rebuilt from the journal when it is asked for; after a start the journal's keys are read
+/// in the background while the daemon serves (`DurableLayouts+Start.swift`), then every kept layout comes
+/// back in the background, most recently changed first.
 public final class DurableLayouts: Sendable {
     public let journal: Journal
     let store: LayoutStore
@@ -17,8 +18,12 @@ public final class DurableLayouts: Sendable {
     let limits: InputLimits
     let stats: ServerStats
     let logger: Logger
-    private let progress = Mutex(RestoreProgress())
-    private let stopping = Atomic<Bool>(false)
+    let progress = Mutex(RestoreProgress())
+    let stopping = Atomic<Bool>(false)
+    /// Whether the store has every journaled key (`startInBackground`), and what waits for it.
+    let keyLoading = Mutex(KeyLoading())
+    /// Set once `keyLoading` is done: read on every op, without the lock.
+    let keysLoaded = Atomic<Bool>(false)
 
     /// Restores at start, as stats report them.
     public struct RestoreProgress: Sendable, Hashable {
@@ -31,6 +36,8 @@ public final class DurableLayouts: Sendable {
         /// Items of the layouts rebuilt, and the time spent rebuilding them, in µs.
         public var items = 0
         public var micros: UInt64 = 0
+        /// Whether the journal's keys are still being read after the start (`list` waits for them).
+        public var isLoadingKeys = false
     }
 
     init(journal: Journal, store: LayoutStore, events: EventGate?, limits: InputLimits, stats: ServerStats, logger: Logger) {
@@ -40,16 +47,14 @@ public final class DurableLayouts: Sendable {
         self.limits = limits
         self.stats = stats
         self.logger = logger
-        // Every journaled key's version count goes on where it was, dropped keys' too, before anything
-        // is served: a version a client saw never comes again.
-        for state in journal.keysAtOpen {
-            _ = store.restore(nil, forKey: LayoutKey(state.key), version: state.version)
-        }
-        store.noteJournaled(journal.keysAtOpen.lazy.filter(\.isKept).map { LayoutKey($0.key) })
+        // Nothing per key here: the keys are read once the daemon serves (`startInBackground`), and
+        // an op on a key not read yet looks it up first (`resolve`).
     }
 
     public var restoreProgress: RestoreProgress {
-        progress.withLock { $0 }
+        var current = progress.withLock { $0 }
+        current.isLoadingKeys = !keysLoaded.load(ordering: .acquiring)
+        return current
     }
 
     // MARK: Writing
@@ -214,52 +219,6 @@ public final class DurableLayouts: Sendable {
         progress.withLock { $0.lost += 1 }
         logger.error("a journaled layout cannot be rebuilt; published as lost", metadata: ["layout": "\(key)", "version": "\(version)", "reason": "\(reason)"])
         journal.append(.drop(JournalKey(key), version: lostVersion)) { _ in }
-    }
-
-    // MARK: Restore at start
-
-    /// Rebuilds every kept layout in the background, most recently changed first, `concurrency` at a
-    /// time, while the daemon serves (a layout asked for meanwhile is rebuilt at once by its request).
-    /// Stops early once memory is nearly full: the rest come back when they are asked for.
-    public func restoreInBackground(concurrency: Int) {
-        // Only what the restore needs (a key and its version), and the journal's list let go of: it
-        // would otherwise stay for the daemon's life, about 100 bytes a key.
-        let keys = journal.keysAtOpen.lazy.filter(\.isKept).map { (key: $0.key, version: $0.version) }
-        let kept = Array(keys)
-        journal.releaseKeysAtOpen()
-        guard !kept.isEmpty else { return }
-        progress.withLock { $0.waiting = kept.count }
-        logger.info("restoring layouts from the journal", metadata: ["layouts": "\(kept.count)", "journal": "\(journal.url)"])
-        let next = Atomic<Int>(0)
-        let remaining = Atomic<Int>(max(1, concurrency))
-        let started = ContinuousClock.now
-        for _ in 0..<max(1, concurrency) {
-            let thread = Thread { [self] in
-                while !stopping.load(ordering: .relaxed) {
-                    let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                    guard index < kept.count else { break }
-                    // Leave room: restoring past the bound would evict the layouts just restored.
-                    guard store.usage.bytes < store.capacityBytes / 10 * 9 else { break }
-                    let state = kept[index]
-                    let key = LayoutKey(state.key)
-                    if !store.isResident(key) && store.version(forKey: key) == state.version {
-                        var notYet: String?
-                        restore(key, version: state.version, notYet: &notYet)
-                    }
-                    progress.withLock { $0.waiting -= 1 }
-                }
-                if remaining.wrappingSubtract(1, ordering: .relaxed).oldValue == 1 {
-                    let progress = restoreProgress
-                    logger.info("journal restore done", metadata: [
-                        "restored": "\(progress.restored)", "lost": "\(progress.lost)", "left for when asked": "\(max(0, progress.waiting))",
-                        "ms": "\((ContinuousClock.now - started).wholeMicroseconds / 1000)",
-                    ])
-                    self.progress.withLock { $0.waiting = 0 }
-                }
-            }
-            thread.name = "layoutd-restore"
-            thread.start()
-        }
     }
 
     /// Stops the background restore and closes the journal once what is queued is written.

@@ -15,6 +15,8 @@ public struct RequestHandler: JobHandler {
         public var caller: Caller
         /// With a journal, a change's body as it came, which the journal keeps to replay it.
         var body: JournaledBody?
+        /// The layout the op works on, in the namespace it is looked up in; nil for an op on none.
+        var key: LayoutKey?
     }
 
     let store: LayoutStore
@@ -56,7 +58,7 @@ public struct RequestHandler: JobHandler {
                 let namespace = request.operation.namespace.flatMap { caller.mayRead($0) ? $0 : nil } ?? caller.namespace
                 let key = request.operation.layoutKey.map { LayoutKey(namespace: namespace, name: $0) }
                 let kept = request.operation.changesLayout ? durable.map { JournaledBody(body, logged: $0.journal.writesALog) } : nil
-                return .run(Admitted(request: request, caller: caller, body: kept), key: key?.schedulingKey)
+                return .run(Admitted(request: request, caller: caller, body: kept, key: key), key: key?.schedulingKey)
             } catch {
                 if error.code == .unknownOperation, RouteRequest(scanning: bytes) != nil {
                     let reply = ReplyBody(StandaloneRoute.reply(id: RequestDecoder.requestID(in: bytes)))
@@ -75,7 +77,12 @@ public struct RequestHandler: JobHandler {
         let request = admitted.request
         let op = request.operation.name.rawValue
         do {
-            if let durable, request.operation.changesLayout { try durable.checkWritable() }
+            if let durable {
+                if case .list = request.operation, !durable.keysLoaded.load(ordering: .acquiring) { return listOnceLoaded(admitted, durable: durable) }
+                // The key's version as the journal has it, while its keys are still being read after a start.
+                if let key = admitted.key { try durable.resolve(key) }
+                if request.operation.changesLayout { try durable.checkWritable() }
+            }
             let (body, change) = try run(request, caller: admitted.caller)
             let reply = JobReply(body: body, op: op, errorCode: nil)
             guard let durable, let change else { return reply }
@@ -83,6 +90,16 @@ public struct RequestHandler: JobHandler {
         } catch {
             return JobReply(body: ReplyBody(ReplyEncoder.failure(id: request.id, error: error)), op: op, errorCode: error.code.rawValue)
         }
+    }
+
+    /// A `list` while the journal's keys are still being read after a start: answered, complete, once
+    /// they are all read (the worker is free meanwhile), never from the part read so far.
+    private func listOnceLoaded(_ admitted: Admitted, durable: DurableLayouts) -> JobReply {
+        var reply = JobReply(body: ReplyBody([]), op: admitted.request.operation.name.rawValue, errorCode: nil)
+        reply.deferral = JobReply.Deferral { resume in
+            durable.whenKeysLoaded { resume(execute(admitted)) }
+        }
+        return reply
     }
 
     /// Runs `request`: its reply, and what it changed in the store (nil for an op that changed nothing).

@@ -34,6 +34,7 @@ public struct JournalReport: Sendable, Hashable {
             "errors": statistics.errors,
             "keys": statistics.keys,
             "commitMicros": ["p50": commitMicros.p50, "p90": commitMicros.p90, "p99": commitMicros.p99, "max": commitMicros.max, "count": commitMicros.count],
+            "loadingKeys": restore.isLoadingKeys,
             "restoring": restore.waiting,
             "restored": restore.restored,
             "restoredItems": restore.items,
@@ -59,6 +60,7 @@ extension ScrapedSeries {
         set("layoutd_journal_writable", report.statistics.isWritable ? 1 : 0)
         set("layoutd_journal_keys", Double(report.statistics.keys))
         set("layoutd_journal_keys_restoring", Double(report.restore.waiting))
+        set("layoutd_journal_keys_loading", report.restore.isLoadingKeys ? 1 : 0)
         advance("layoutd_journal_keys_restored_total", to: report.restore.restored)
         advance("layoutd_journal_keys_lost_total", to: report.restore.lost)
         advance("layoutd_store_evictions_total", to: report.evictions)

@@ -282,11 +282,23 @@ public final class LayoutStore: Sendable {
         }
     }
 
-    /// Lists `keys`, which a journal keeps though memory may not hold them (after a start): `list` shows
-    /// them until they are dropped or lost.
-    public func noteJournaled(_ keys: some Sequence<LayoutKey>) {
+    /// What a journal holds of a key: the version its count goes on from (a dropped key's too), and
+    /// whether it keeps a layout (then `list` shows the key until it is dropped or lost).
+    public struct Journaled: Sendable, Hashable {
+        public var key: LayoutKey
+        public var version: Int
+        public var isKept: Bool
+    }
+
+    /// Takes what a journal holds of `keys` (after a start, read in the background, or looked up for
+    /// one op), for each key the store knows nothing of yet: a key it knows was changed, dropped or
+    /// taken since, which wins. Nothing is published and no layout comes into memory.
+    public func adoptJournaled(_ keys: some Sequence<Journaled>) {
         state.withLock { state in
-            for key in keys { state.listed.insert(key) }
+            for journaled in keys where state.slot(of: journaled.key) == nil {
+                if journaled.version > 0 { state[state.addSlot(for: journaled.key)].version = journaled.version }
+                if journaled.isKept { state.listed.insert(journaled.key) }
+            }
         }
     }
 
