@@ -26,10 +26,10 @@ import ZeroMQ
 
     private let everything = QueryRect(x: 0, y: 0, width: 375, height: 100_000)
 
-    private func cluster(workers: Int = 2, heartbeatMilliseconds: Int = 1000) throws -> SecureTestCluster {
+    private func cluster(workers: Int = 2, heartbeatMilliseconds: Int = 1000, liveness: Int = 3) throws -> SecureTestCluster {
         try SecureTestCluster(
             workers: workers, clients: [listed(alice, "alice"), listed(bob, "bob"), listed(ops, "ops", admin: true)],
-            admin: ops, heartbeatMilliseconds: heartbeatMilliseconds
+            admin: ops, heartbeatMilliseconds: heartbeatMilliseconds, liveness: liveness
         )
     }
 
@@ -141,7 +141,9 @@ import ZeroMQ
 
     @Test func aReloadRevokesKeysEvenOnOpenConnectionsAndDropsRevokedWorkers() throws {
         let carol = try CurveKeyPair.generate()
-        let secured = try cluster(workers: 2, heartbeatMilliseconds: 200)
+        // Short heartbeats drop the revoked worker soon; a liveness of 15 keeps the other one alive through
+        // a loaded machine's stalls of up to 3 s (a revoked worker is dropped at its next heartbeat).
+        let secured = try cluster(workers: 2, heartbeatMilliseconds: 200, liveness: 15)
         let aliceClient = try secured.client(alice, timeout: .milliseconds(400))
         #expect(try aliceClient.prepare(key: "feed", job: job(count: 3)).ok)
         #expect(throws: ClientError.self) { try secured.client(carol, timeout: .milliseconds(400)).ping() }

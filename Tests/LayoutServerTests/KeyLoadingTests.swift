@@ -33,7 +33,7 @@ import Testing
         let durable: DurableLayouts
         let handler: RequestHandler
 
-        init(_ folder: TemporaryFolder) throws {
+        init(_ folder: TemporaryFolder, listWaitForKeys: Duration = .seconds(20)) throws {
             journal = try #require(try Journal.open(
                 .sqlite(path: folder.journalPath), role: .daemon, durability: .sync, syncMillis: 20, appendOnlyLog: true, loadsKeysInBackground: true
             ))
@@ -41,7 +41,9 @@ import Testing
             var logger = Logger(label: "layoutd-test")
             logger.logLevel = .warning
             durable = DurableLayouts(journal: journal, store: store, events: nil, limits: InputLimits(), stats: stats, logger: logger)
-            handler = RequestHandler(store: store, stats: stats, limits: InputLimits(), startedAt: Date(), durable: durable)
+            var handler = RequestHandler(store: store, stats: stats, limits: InputLimits(), startedAt: Date(), durable: durable)
+            handler.listWaitForKeys = listWaitForKeys
+            self.handler = handler
         }
 
         /// `body` run as the pool runs it, its reply not yet waited for.
@@ -82,6 +84,22 @@ import Testing
             _ = done.wait(timeout: .now() + 60)
             return reply.withLock { $0 }
         }
+    }
+
+    /// Keys that are never read (a journal that cannot be read) do not hold a `list` forever: it is
+    /// answered `unavailable` once its wait is over.
+    @Test func aListWhoseKeysAreNeverReadIsAnsweredUnavailable() throws {
+        let folder = TemporaryFolder("layoutd-key-loading")
+        try Self.journal(in: folder)
+        let pieces = try Pieces(folder, listWaitForKeys: .milliseconds(200))
+        defer { pieces.durable.close() }
+        let list = pieces.run(#"{"v":1,"id":"l","op":"list"}"#)
+        let deferral = try #require(list.deferral, "a list while the keys load must wait for them")
+        let listed = Settled()
+        deferral.wait { listed.set($0) }
+        let reply = try TestDaemon.object(try #require(listed.await(), "the list was never answered").body.bytes)
+        #expect(reply.errorCode == "unavailable" && reply["id"] as? String == "l", "\(reply)")
+        #expect(pieces.durable.restoreProgress.isLoadingKeys)
     }
 
     @Test func opsListAndStatsWhileTheKeysAreStillBeingRead() throws {

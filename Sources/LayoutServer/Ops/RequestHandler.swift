@@ -1,6 +1,7 @@
 import Foundation
 import LayoutEngine
 import LayoutWire
+import Synchronization
 
 /// Decodes requests and runs the ops of the front socket against the layout store.
 ///
@@ -23,6 +24,10 @@ public struct RequestHandler: JobHandler {
     let stats: ServerStats
     let options: PrepareOptions
     let startedAt: Date
+    /// How long a `list` waits for the journal's keys after a start before it is answered
+    /// `unavailable`: reading 10^6 keys takes seconds, but a journal whose keys cannot be read at all
+    /// must not hold a client forever.
+    public var listWaitForKeys: Duration = .seconds(20)
     let decoder = RequestDecoder()
     /// The journal behind the store; nil without one (and on a replay's private store).
     let durable: DurableLayouts?
@@ -92,12 +97,26 @@ public struct RequestHandler: JobHandler {
         }
     }
 
+
     /// A `list` while the journal's keys are still being read after a start: answered, complete, once
-    /// they are all read (the worker is free meanwhile), never from the part read so far.
+    /// they are all read (the worker is free meanwhile), never from the part read so far; `unavailable`
+    /// when they are not read within `listWaitForKeys`.
     private func listOnceLoaded(_ admitted: Admitted, durable: DurableLayouts) -> JobReply {
-        var reply = JobReply(body: ReplyBody([]), op: admitted.request.operation.name.rawValue, errorCode: nil)
+        let op = admitted.request.operation.name.rawValue
+        var reply = JobReply(body: ReplyBody([]), op: op, errorCode: nil)
         reply.deferral = JobReply.Deferral { resume in
-            durable.whenKeysLoaded { resume(execute(admitted)) }
+            // Whichever comes first answers: the keys read, or the wait's end.
+            let answered = FirstCall()
+            durable.whenKeysLoaded {
+                if answered.claim() { resume(execute(admitted)) }
+            }
+            let wait = listWaitForKeys.components
+            let nanos = Int(wait.seconds) * 1_000_000_000 + Int(wait.attoseconds / 1_000_000_000)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanos)) {
+                guard answered.claim() else { return }
+                let error = WireError(.unavailable, "the journal's keys are still being read after a start; retry the list")
+                resume(JobReply(body: ReplyBody(ReplyEncoder.failure(id: admitted.request.id, error: error)), op: op, errorCode: error.code.rawValue))
+            }
         }
         return reply
     }
@@ -232,4 +251,13 @@ extension LayoutWire.Operation {
 /// The daemon's version, reported by `ping`.
 enum LayoutdVersion {
     static let current = "0.1.0"
+}
+
+/// Which of several callbacks came first: only the first `claim()` is true.
+private final class FirstCall: Sendable {
+    private let claimed = Atomic<Bool>(false)
+
+    func claim() -> Bool {
+        !claimed.exchange(true, ordering: .acquiringAndReleasing)
+    }
 }

@@ -28,7 +28,7 @@ final class SecureTestCluster: SecureTestServer {
     /// (`startWorker`), so that a join needs no change of the list.
     init(
         workers: Int, spareWorkers: Int = 0, clients: [(keys: CurveKeyPair, name: String?, admin: Bool)], admin: CurveKeyPair,
-        heartbeatMilliseconds: Int = 1000, directReads: Bool = false
+        heartbeatMilliseconds: Int = 1000, liveness: Int = 3, directReads: Bool = false
     ) throws {
         keys = try KeyDirectory()
         workerKeys = try (0..<(workers + spareWorkers)).map { _ in try CurveKeyPair.generate() }
@@ -41,7 +41,8 @@ final class SecureTestCluster: SecureTestServer {
         configuration.serverSecretKeyFile = keys.serverSecretKeyFile
         configuration.clientKeysFile = keys.clientKeysFile
         cluster = try TestCluster(
-            workers: 0, configuration: configuration, heartbeatMilliseconds: heartbeatMilliseconds, statsKeys: admin, logger: SecureTestDaemon.logger
+            workers: 0, configuration: configuration, heartbeatMilliseconds: heartbeatMilliseconds, liveness: liveness, statsKeys: admin,
+            logger: SecureTestDaemon.logger
         )
         context = try Context()
         for index in 0..<workers { try startWorker(index) }

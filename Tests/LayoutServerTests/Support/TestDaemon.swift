@@ -153,11 +153,15 @@ final class TestCluster {
     /// With CURVE on the broker: an admin's key pair, for its stats socket.
     let statsKeys: CurveKeyPair?
 
-    init(workers count: Int, configuration: ServerConfiguration, heartbeatMilliseconds: Int = 1000, statsKeys: CurveKeyPair? = nil, logger: Logger) throws {
+    init(
+        workers count: Int, configuration: ServerConfiguration, heartbeatMilliseconds: Int = 1000, liveness: Int = 3,
+        statsKeys: CurveKeyPair? = nil, logger: Logger
+    ) throws {
         var cluster = ClusterConfiguration()
         cluster.backEndpoint = "tcp://127.0.0.1:*"
         cluster.eventsInEndpoint = "tcp://127.0.0.1:*"
         cluster.heartbeatMilliseconds = heartbeatMilliseconds
+        cluster.liveness = liveness
         // A fresh cluster: no worker of an earlier broker to wait for (ClusterRejoinTests waits).
         cluster.rejoinMilliseconds = 0
         cluster.role = .broker
