@@ -26,7 +26,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from fuzz_http_lib import mutate  # noqa: E402
-from fuzz_http_lib.cases import Cases  # noqa: E402
+from fuzz_http_lib.cases import CAP_MARGIN, Cases  # noqa: E402
 from fuzz_http_lib.daemon import Daemon, HarnessError  # noqa: E402
 from fuzz_http_lib.slow import SlowClients, Monitor  # noqa: E402
 from fuzz_http_lib.wire import OpenSockets  # noqa: E402
@@ -46,6 +46,7 @@ class Run:
         self.seed = seed
         self.token = None
         self.cases = None
+        self.flood_ended = -1e9
         # A complete answer may take the console's timeout (the front's reply) and then some on a loaded machine.
         self.bound = timeout + 20.0
         self.timeout = timeout
@@ -54,6 +55,11 @@ class Run:
         self.counts = {}
         self._lock = threading.Lock()
         self.stop = threading.Event()
+
+    def near_cap(self):
+        """Whether the listener's cap of 256 connections may have closed one of ours: the fuzzer holds many, or
+        a flood has just closed its own (the daemon sees those closes a moment later)."""
+        return self.sockets.count >= CAP_MARGIN or time.monotonic() - self.flood_ended < 5.0
 
     def count(self, key, amount=1):
         with self._lock:

@@ -9,6 +9,8 @@ from fuzz_http_lib.wire import Closed, Hang, Malformed, Reader, console_owns, pr
 METHODS = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"]
 # The daemon closes at most this many of the fuzzer's connections for its cap of 256 open at once.
 CAP_MARGIN = 200
+# console.maxBodyBytes, as the fuzzer's daemons run.
+MAX_BODY_BYTES = 1 << 20
 
 
 class Cases:
@@ -25,8 +27,12 @@ class Cases:
         sock = run.sockets.connect(run.address, run.bound)
         reader = Reader(sock, run.bound)
         responses = []
+        last_activity = opened = time.monotonic()
         try:
             for raw, method, path in requests:
+                # The daemon closes a connection that has been idle for console.timeoutMillis (a loaded
+                # machine can stall this thread that long between two requests).
+                idle = time.monotonic() - last_activity
                 cut_short = False
                 try:
                     sock.sendall(raw)
@@ -36,12 +42,21 @@ class Cases:
                 try:
                     response = reader.response(head_request=method == "HEAD")
                 except Closed:
-                    if cut_short:
-                        run.count("reset_while_sending")  # its answer may be lost with the reset
-                    elif run.sockets.count < CAP_MARGIN:
-                        run.finding(case, "the connection closed without an answer", raw)
-                    else:
+                    if cut_short or len(raw) > MAX_BODY_BYTES:
+                        # Refused (413) before all of it was read: the daemon's close resets the connection,
+                        # which may discard the answer before it is read.
+                        run.count("reset_after_refusal")
+                    elif idle > run.timeout / 2:
+                        run.count("closed_when_idle")
+                    elif time.monotonic() - opened >= run.timeout:
+                        # Closed at the deadline: the request was not read within console.timeoutMillis of the
+                        # connection opening (a starved event loop on a loaded machine), not a lost answer.
+                        run.count("closed_at_deadline")
+                    elif run.near_cap():
                         run.count("refused_at_cap")
+                    else:
+                        run.finding(case, "the connection closed without an answer (idle %.2f s before the request, %d of "
+                                    "the fuzzer's connections open)" % (idle, run.sockets.count), raw)
                     return responses
                 except Hang as hang:
                     run.finding(case, str(hang), raw)
@@ -54,6 +69,7 @@ class Cases:
                 if problem:
                     run.finding(case, problem, raw, response.summary())
                     return responses
+                last_activity = time.monotonic()
                 responses.append(response)
                 if (response.header("Connection") or "").lower() == "close" or response.body == b"" and self.streams(response):
                     break
@@ -266,7 +282,7 @@ class Cases:
             try:
                 response = reader.response()
             except (Closed, Hang, Malformed) as error:
-                if not isinstance(error, Closed) or run.sockets.count < CAP_MARGIN:
+                if not isinstance(error, Closed) or not run.near_cap():
                     run.finding("events", "stream: %s" % (error or "closed without an answer"), raw)
                 return
             if response.status == 200:
@@ -297,6 +313,7 @@ class Cases:
         finally:
             for sock in socks:
                 run.sockets.close(sock, reset=True)
+            run.flood_ended = time.monotonic()
 
     NAMES = ["api-request", "routes", "malformed-line", "huge-headers", "huge-body", "bad-length", "short-body", "dropped",
              "never-reads", "events", "flood"]

@@ -101,8 +101,9 @@ final class OperationsHandler: ChannelInboundHandler {
     }
 
     /// A request that is not HTTP: `ProtocolErrorAnswer` has answered it with `Connection: close`;
-    /// closing is ours to do, or the connection would stay open until the peer gives up.
-    /// A request already taken is answered first: bytes that follow it and are not HTTP must not lose it.
+    /// closing is ours to do, or the connection would stay open until the peer gives up. A request taken
+    /// before it is answered first (the decoder reports such bytes again on every read, before that answer
+    /// is back from the front).
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if answering {
             refused = true
