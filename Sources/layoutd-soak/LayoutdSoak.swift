@@ -39,6 +39,7 @@ enum LayoutdSoak {
         case .connections: try Churn(plan: plan, executable: executable, context: context).connections(into: &report)
         case .subscriptions: try Churn(plan: plan, executable: executable, context: context).subscriptions(into: &report)
         case .statsGarbage: try Churn(plan: plan, executable: executable, context: context).statsGarbage(into: &report)
+        case .httpGateway: try HTTPGateway(plan: plan, executable: executable).run(into: &report)
         }
     }
 }

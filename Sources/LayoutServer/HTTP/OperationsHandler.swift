@@ -7,7 +7,9 @@ import NIOHTTP1
 /// Bounds, so that a hostile client costs only what they allow: headers are NIO's decoder's (80 KiB);
 /// a console body is read up to `console.maxBodyBytes` (over it: 413 and the connection closed); other
 /// bodies are dropped as they arrive; a request must arrive whole within `console.timeoutMillis` of the
-/// connection opening or of the previous answer, or the connection is closed.
+/// connection opening or of the previous answer, or the connection is closed. A request is answered only
+/// while the connection takes output: a client that pipelines requests and reads no answer gets one answer
+/// queued, no more, and is closed at the same deadline.
 final class OperationsHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -21,6 +23,12 @@ final class OperationsHandler: ChannelInboundHandler {
     private var deadline: Scheduled<Void>?
     /// An event stream is open on this connection: no more requests, no deadline.
     private var streaming = false
+    /// A whole request held until the connection takes output again (`channelWritabilityChanged`).
+    private var parked: HTTPRequestHead?
+    /// A whole request has arrived and its answer is not yet written.
+    private var answering = false
+    /// The connection closes once the answer in progress is written (a later request was not HTTP).
+    private var closesAfterAnswer = false
 
     /// How long a request may take to arrive without a console (the probes' own bound).
     static let defaultTimeout: Duration = .seconds(10)
@@ -61,14 +69,48 @@ final class OperationsHandler: ChannelInboundHandler {
             self.head = nil
             deadline?.cancel()
             deadline = nil
-            dispatch(head, context: context)
+            answering = true
+            if context.channel.isWritable {
+                dispatchLater(head, context: context)
+            } else {
+                // The client has not read earlier answers: this one waits for it, the deadline runs.
+                parked = head
+                armDeadline(context: context)
+            }
         }
     }
 
-    /// A request that is not HTTP: NIO's error handler has answered 400 with `Connection: close`;
-    /// closing is ours to do, or the connection would stay open until the peer gives up.
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, let parked {
+            self.parked = nil
+            deadline?.cancel()
+            deadline = nil
+            dispatchLater(parked, context: context)
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Answers on a later turn of the event loop, not inside this read: NIO's pipelining handler hands over
+    /// the next buffered request from inside the write of this answer's end, so answering at once would
+    /// recurse once per request a client pipelines, and serve one connection's backlog before any other's.
+    private func dispatchLater(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        context.eventLoop.assumeIsolated().execute {
+            guard context.channel.isActive else { return }
+            self.dispatch(head, context: context)
+        }
+    }
+
+    /// A request that is not HTTP: `ProtocolErrorAnswer` has answered it with `Connection: close`;
+    /// closing is ours to do, or the connection would stay open until the peer gives up. A request taken
+    /// before it is answered first (the decoder reports such bytes again on every read, before that answer
+    /// is back from the front).
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
+        if answering {
+            refused = true
+            closesAfterAnswer = true
+        } else {
+            context.close(promise: nil)
+        }
     }
 
     private func dispatch(_ request: HTTPRequestHead, context: ChannelHandlerContext) {
@@ -123,6 +165,7 @@ final class OperationsHandler: ChannelInboundHandler {
             return
         }
         streaming = true
+        answering = false
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8")
         headers.add(name: "Cache-Control", value: "no-store")
@@ -144,6 +187,8 @@ final class OperationsHandler: ChannelInboundHandler {
     }
 
     private func respond(_ response: OperationsRoutes.Response, to request: HTTPRequestHead, context: ChannelHandlerContext, close: Bool = false) {
+        answering = false
+        let close = close || closesAfterAnswer
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: response.contentType)
         headers.add(name: "Content-Length", value: String(response.body.count))

@@ -31,7 +31,8 @@ public final class OperationsServer: Sendable {
                 }
                 channel.closeFuture.whenComplete { _ in open.subtract(1, ordering: .relaxed) }
                 return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: false)
+                    try channel.pipeline.syncOperations.addHandler(ProtocolErrorAnswer())
                     try channel.pipeline.syncOperations.addHandler(OperationsHandler(routes: routes, console: console))
                 }
             }

@@ -19,6 +19,8 @@ enum SoakTest: String, BenchSelection {
     case subscriptions
     /// Garbage on the stats socket (and raw bytes on every port): the daemon serves on.
     case statsGarbage = "stats-garbage"
+    /// The HTTP fuzzer against the console's gateway: every request answered, the daemon bounded.
+    case httpGateway = "http-gateway"
 }
 
 /// The flags of layoutd-soak's own, beside the harness's `--small`, `--only` and `--help`.

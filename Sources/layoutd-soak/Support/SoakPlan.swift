@@ -19,6 +19,8 @@ struct SoakPlan: Sendable {
     var connections: Int
     var subscriberSockets: Int
     var statsGarbageMessages: Int
+    // http-gateway: seconds of the HTTP fuzzer, split between its read-only and read-write daemons
+    var httpSeconds: Int
 
     static let full = SoakPlan(
         mixedClients: 64, mixedRequestsPerClient: 2_000, mixedLayoutItems: 100_000,
@@ -26,7 +28,8 @@ struct SoakPlan: Sendable {
         overloadClients: 8, overloadRequestsPerClient: 8, overloadItems: 1_000_000,
         sigtermClients: 8, sigtermPrepareItems: 4_000_000,
         mutatedBodies: 100_000,
-        connections: 1_000, subscriberSockets: 200, statsGarbageMessages: 2_000
+        connections: 1_000, subscriberSockets: 200, statsGarbageMessages: 2_000,
+        httpSeconds: 120
     )
 
     static let small = SoakPlan(
@@ -35,6 +38,7 @@ struct SoakPlan: Sendable {
         overloadClients: 4, overloadRequestsPerClient: 4, overloadItems: 1_000_000,
         sigtermClients: 8, sigtermPrepareItems: 4_000_000,
         mutatedBodies: 5_000,
-        connections: 200, subscriberSockets: 50, statsGarbageMessages: 300
+        connections: 200, subscriberSockets: 50, statsGarbageMessages: 300,
+        httpSeconds: 16
     )
 }
