@@ -59,6 +59,17 @@ struct ClusterStandbySimulationTests {
         (368, "a key lost after a takeover adopted a copy ahead of its recipe"),
         (380, "a key lost after a takeover adopted a copy ahead of its recipe"),
         (382, "a key lost after a takeover adopted a copy ahead of its recipe"),
+        // A newer copy reported after the one adopted first took the key by hand-over and dropped the
+        // recipe (at the copy's own version, or one it was ahead of); the copy's worker left, and the
+        // key was lost. The hand-over now keeps the recipe as the adoption does.
+        (736, "a key lost after a hand-over to a newer copy dropped its recipe"),
+        (2218, "a key lost after a hand-over to a newer copy dropped its recipe"),
+        (2864, "a key lost after a hand-over to a newer copy dropped its recipe"),
+        (2950, "a key lost after a hand-over to a newer copy dropped its recipe"),
+        (3074, "a key lost after a hand-over to a newer copy dropped its recipe"),
+        (3614, "a key lost after a hand-over to a newer copy dropped its recipe"),
+        (4060, "a key lost after a hand-over to a newer copy dropped its recipe"),
+        (4214, "a key lost after a hand-over to a newer copy dropped its recipe"),
     ]
 
     /// The lease keeper the brokers run: as built until `lease` is merged, then with its serving window.

@@ -94,7 +94,11 @@ extension BrokerCore {
 
     private func completeHandOver(_ record: KeyRecord, _ transfer: HandOver) {
         if transfer.supersedes {
-            recipes.unprotect(record.key, version: transfer.version)
+            // As when a restarted broker adopts a copy (`BrokerCore+Membership`): a recipe that still
+            // reproduces the copy's version is kept, and one the copy is ahead of stays as its fallback.
+            if transfer.version != record.version || !record.kept, !keepsFallbackRecipe(record, adoptingVersion: transfer.version) {
+                recipes.unprotect(record.key, version: transfer.version)
+            }
             record.version = transfer.version
             record.kept = true
             counters.supersededCopies += 1
