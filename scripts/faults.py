@@ -39,7 +39,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import zmq  # noqa: E402
 
 from faults_lib import netns  # noqa: E402
-from faults_lib.checker import self_check  # noqa: E402
+from faults_lib.self_check import self_check  # noqa: E402
 from faults_lib.procs import HarnessError, Reference, cleanup_all, install_cleanup  # noqa: E402
 from faults_lib.scenarios import SCENARIOS, Runner  # noqa: E402
 

@@ -12,7 +12,8 @@ import subprocess
 import tempfile
 import uuid
 
-from .procs import Cluster, HarnessError, Proc, Relay, _tcp, free_port, http_status, stats_of, wait_for
+from .cluster import Cluster
+from .procs import HarnessError, Proc, Relay, _tcp, free_port, http_status, stats_of, wait_for
 
 SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
