@@ -5,215 +5,33 @@ Every wait here is bounded and polls; nothing sleeps for a fixed time.
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import socket
-import subprocess
-import sys
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import zmq
-
 import layoutd
-from layoutd import Client, CurveKeys, Hooks
+from layoutd import Client, CurveKeys
 
-REPO = Path(__file__).resolve().parents[3]
-SCHEMA_DIR = REPO / "docs" / "schema"
-DEFAULT_BIN = "/work/bin/layoutd"
-
-#: Overall bound on a daemon or cluster becoming ready.
-READY_SECONDS = 60.0
-#: Bound on a daemon exiting after SIGTERM before it is killed.
-STOP_SECONDS = 15.0
-
-
-def layoutd_binary() -> str:
-    """The daemon under test: $LAYOUTD_BIN, else the lead's current build."""
-    path = os.environ.get("LAYOUTD_BIN") or DEFAULT_BIN
-    if not os.access(path, os.X_OK):
-        raise RuntimeError(f"no layoutd binary at {path!r}: set LAYOUTD_BIN")
-    return path
-
-
-_ports: set[int] = set()
-_ports_lock = threading.Lock()
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listened on a moment ago, never handed out twice per run."""
-    with _ports_lock:
-        while True:
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-                probe.bind(("127.0.0.1", 0))
-                port = probe.getsockname()[1]
-            if port not in _ports:
-                _ports.add(port)
-                return port
-
-
-def tcp(port: int) -> str:
-    return f"tcp://127.0.0.1:{port}"
-
-
-def wait_until(predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.05) -> Any:
-    """Polls ``predicate`` until it returns something truthy; fails after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout:g}s waiting for {what}")
-        time.sleep(interval)  # the interval of a bounded poll
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: SIGTERM when the test process dies, so that a killed test run leaves no
-    daemon behind (Linux prctl PR_SET_PDEATHSIG; elsewhere nothing)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # 1: PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-class Process:
-    """One daemon process, its output in a log file."""
-
-    def __init__(self, name: str, args: Sequence[str], workdir: Path) -> None:
-        self.name = name
-        self.args = list(args)
-        self.log_path = workdir / f"{name}.log"
-        self._log = open(self.log_path, "wb")
-        # The daemon reads config/layoutd.yaml relative to its working directory: run it in an empty one.
-        self.popen = subprocess.Popen(
-            self.args,
-            cwd=workdir,
-            stdin=subprocess.DEVNULL,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
-        )
-
-    @property
-    def pid(self) -> int:
-        return self.popen.pid
-
-    def alive(self) -> bool:
-        return self.popen.poll() is None
-
-    def log(self, limit: int = 4000) -> str:
-        self._log.flush()
-        text = self.log_path.read_text(errors="replace")
-        return text[-limit:]
-
-    def stop(self) -> int | None:
-        """SIGTERM, then SIGKILL if it has not exited within STOP_SECONDS. Returns its exit status."""
-        if self.alive():
-            self.popen.send_signal(signal.SIGTERM)
-            try:
-                self.popen.wait(STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait(STOP_SECONDS)
-        self._log.close()
-        return self.popen.returncode
-
-    def kill(self) -> None:
-        if self.alive():
-            self.popen.kill()
-            self.popen.wait(STOP_SECONDS)
-
-
-#: Known disagreements between the daemon and PROTOCOL.md (so docs/schema). A message that fails
-#: validation only because of one of these is validated again without it (and counted in ``tolerated``);
-#: anything else still fails. None is known today; ``LAYOUTD_SCHEMA_TOLERATE`` names some to set aside.
-KNOWN_DISAGREEMENTS: set[str] = set()
-TOLERATED = (
-    KNOWN_DISAGREEMENTS
-    if "LAYOUTD_SCHEMA_TOLERATE" not in os.environ
-    else set(filter(None, os.environ["LAYOUTD_SCHEMA_TOLERATE"].split(","))) - {"none"}
-)
-
-
-def without_known_disagreements(obj: Mapping[str, Any], request: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    """``obj`` less what the tolerated disagreements add to it (the same object when nothing applies)."""
-    return obj
-
-
-class SchemaChecker:
-    """Routes every request, reply, event and stats answer through docs/schema/check.py's ``validate``.
-
-    Replies are checked against the request they answer (``request=``), when it is one of the schema's
-    ops. ``allow_invalid_requests()`` suspends the request check for tests that send bad input on purpose
-    (their replies are still checked). Failures are raised to the caller and kept in ``failures``.
-    """
-
-    def __init__(self) -> None:
-        if str(SCHEMA_DIR) not in sys.path:
-            sys.path.insert(0, str(SCHEMA_DIR))
-        import check  # docs/schema/check.py
-
-        self.check = check
-        self.requests: dict[Any, dict[str, Any]] = {}
-        self.validate_requests = True
-        self.counts = {"request": 0, "reply": 0, "event": 0, "stats": 0}
-        self.failures: list[str] = []
-        #: Messages valid only once a known disagreement is set aside.
-        self.tolerated = 0
-
-    def _validate(self, kind: str, obj: Any, *, tolerant: Any = None, **hints: Any) -> None:
-        try:
-            try:
-                self.check.validate(kind, obj, **hints)
-            except ValueError:
-                if tolerant is None or tolerant is obj:
-                    raise
-                self.check.validate(kind, tolerant, **hints)
-                self.tolerated += 1
-        except ValueError as error:
-            self.failures.append(str(error))
-            raise
-        self.counts[kind] += 1
-
-    def request(self, obj: Mapping[str, Any]) -> None:
-        self.requests[obj.get("id")] = dict(obj)
-        if self.validate_requests:
-            self._validate("request", dict(obj))
-
-    def reply(self, obj: Mapping[str, Any]) -> None:
-        request = self.requests.get(obj.get("id"))
-        obj = dict(obj)
-        tolerant = without_known_disagreements(obj, request)
-        if obj.get("ok") is True and request is not None and request.get("op") in self.check.OPS:
-            self._validate("reply", obj, tolerant=tolerant, request=request)
-        else:
-            self._validate("reply", obj, tolerant=tolerant)
-
-    def event(self, topic: str, obj: Mapping[str, Any]) -> None:
-        self._validate("event", dict(obj))
-
-    def stats(self, obj: Mapping[str, Any]) -> None:
-        self._validate("stats", dict(obj))
-
-    def hooks(self) -> Hooks:
-        return Hooks(request=self.request, reply=self.reply, event=self.event, stats=self.stats)
-
-    @contextmanager
-    def allow_invalid_requests(self) -> Iterator[None]:
-        self.validate_requests = False
-        try:
-            yield
-        finally:
-            self.validate_requests = True
+# The pieces live in modules of their own; tests import them all from here.
+from testkit_fakes import FakeRouter as FakeRouter
+from testkit_fakes import reply_frames as reply_frames
+from testkit_fakes import write_key_files as write_key_files
+from testkit_process import DEFAULT_BIN as DEFAULT_BIN
+from testkit_process import READY_SECONDS as READY_SECONDS
+from testkit_process import REPO as REPO
+from testkit_process import SCHEMA_DIR as SCHEMA_DIR
+from testkit_process import STOP_SECONDS as STOP_SECONDS
+from testkit_process import Process as Process
+from testkit_process import free_port as free_port
+from testkit_process import layoutd_binary as layoutd_binary
+from testkit_process import tcp as tcp
+from testkit_process import wait_until as wait_until
+from testkit_schema import KNOWN_DISAGREEMENTS as KNOWN_DISAGREEMENTS
+from testkit_schema import TOLERATED as TOLERATED
+from testkit_schema import SchemaChecker as SchemaChecker
+from testkit_schema import without_known_disagreements as without_known_disagreements
 
 
 @dataclass
@@ -406,81 +224,6 @@ def start_cluster(
         server.stop()
         raise
     return server
-
-
-class FakeRouter:
-    """A tiny ROUTER peer on a free port, answering each request with ``handler(frames)``.
-
-    ``handler`` gets the frames after the routing id (``[b"", body, *attachments]``) and returns a list of
-    replies, each a list of frames to send after the routing id (``[]``: no answer). Runs in a thread that
-    polls in short intervals until :meth:`close`.
-    """
-
-    def __init__(self, handler: Callable[[list[bytes]], list[list[bytes]]]) -> None:
-        self.handler = handler
-        self.endpoint = tcp(free_port())
-        self.received: list[list[bytes]] = []
-        self._stop = threading.Event()
-        self._ready = threading.Event()
-        self.error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-        if not self._ready.wait(10):
-            raise AssertionError("the fake router did not start")
-
-    def _run(self) -> None:
-        context = zmq.Context.instance()
-        router = context.socket(zmq.ROUTER)
-        router.linger = 0
-        try:
-            router.bind(self.endpoint)
-            self._ready.set()
-            while not self._stop.is_set():
-                if not router.poll(50, zmq.POLLIN):
-                    continue
-                identity, *frames = router.recv_multipart()
-                self.received.append(frames)
-                for reply in self.handler(frames):
-                    router.send_multipart([identity, *reply])
-        except BaseException as error:  # surfaced by close()
-            self.error = error
-            self._ready.set()
-        finally:
-            router.close(linger=0)
-
-    def requests(self) -> list[dict[str, Any]]:
-        """The JSON bodies received so far."""
-        return [json.loads(frames[1] if frames and frames[0] == b"" else frames[0]) for frames in self.received]
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(10)
-        if self.error is not None:
-            raise self.error
-
-    def __enter__(self) -> FakeRouter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def reply_frames(request_frames: list[bytes], reply: dict[str, Any], *extra: bytes) -> list[bytes]:
-    """``[b"", json(reply with the request's id), *extra]``."""
-    body = json.loads(request_frames[1] if request_frames[0] == b"" else request_frames[0])
-    reply = {"v": 1, "id": body.get("id"), **reply}
-    return [b"", json.dumps(reply).encode(), *extra]
-
-
-def write_key_files(directory: Path, prefix: str) -> tuple[bytes, bytes]:
-    """A CURVE key pair written as ``layoutctl keygen --out PREFIX`` does: ``PREFIX.key`` (secret, mode 600,
-    a comment naming the public key) and ``PREFIX.pub``. Returns (public, secret)."""
-    public, secret = zmq.curve_keypair()
-    key_path = directory / f"{prefix}.key"
-    key_path.write_text(f"# layoutd CURVE secret key; public key: {public.decode()}\n{secret.decode()}\n")
-    key_path.chmod(0o600)
-    (directory / f"{prefix}.pub").write_text(f"{public.decode()}\n")
-    return public, secret
 
 
 #: PROTOCOL.md §5's running example.
