@@ -45,4 +45,35 @@ struct JobOriginTests {
         #expect(cutOff.ok, "it ran: it was admitted before the connection ended")
         #expect(cutOff.published == 0, "its event is not published")
     }
+
+    /// A RELEASE the pool reaches after its connection ended is skipped: the worker's READY to the next
+    /// broker listed the copy, and that broker must find it where READY said (issue 32: a broker named
+    /// a worker that had released its copy as the key's owner, and the key answered unknown_layout).
+    @Test func aReleaseOfAConnectionThatEndedIsNotRun() throws {
+        let membership = WorkerMembership(livenessNanos: 1_000_000_000)
+        let store = LayoutStore(capacityBytes: 1 << 30) { _ in }
+        let stats = ServerStats()
+        let limits = ServerConfiguration().inputLimits
+        let desk = BrokerJobDesk()
+        var jobs = ClusterJobHandler(handler: RequestHandler(store: store, stats: stats, limits: limits, startedAt: Date()), store: store, stats: stats, limits: limits, brokerJobs: desk)
+        jobs.membership = membership
+        func submit(_ body: RequestBody, from origin: ClusterJobHandler.Origin) -> ClusterJobHandler.Job? {
+            guard case .run(let job, _) = jobs.decode(body, context: origin) else { return nil }
+            return job
+        }
+        let key = LayoutKey(name: "feed")
+        _ = submit(RequestBody(Array(prepareBody("feed", count: 5).utf8)), from: .none).map(jobs.answer)
+        #expect(store.summary(forKey: key) != nil)
+
+        let origin = ClusterJobHandler.Origin(epoch: 7, conversation: membership.conversation)
+        let stale = submit(desk.submit(.release(key)), from: origin)
+        membership.noteLeft()
+        let staleJob = try #require(stale)
+        #expect(jobs.answer(staleJob) == nil, "a release answers nobody")
+        #expect(store.summary(forKey: key) != nil, "the copy READY listed is still there")
+
+        let current = submit(desk.submit(.release(key)), from: ClusterJobHandler.Origin(epoch: 8, conversation: membership.conversation))
+        _ = current.map(jobs.answer)
+        #expect(store.summary(forKey: key) == nil, "a release of the live connection runs")
+    }
 }

@@ -10,9 +10,11 @@ struct ClusterJobHandler: JobHandler {
         /// A client's request, the epoch of the broker that sent it, the connection it came on, and the
         /// `minVersion` it carries, if any (`ClusterJobHandler+MinVersion`).
         case request(RequestHandler.Admitted, epoch: UInt64, conversation: UInt64, minVersion: Int? = nil)
-        case restore(RestoreJob)
-        case snapshot(SnapshotJob)
-        case release(LayoutKey)
+        /// A rebuild, a snapshot and a release, each with the connection to the broker it came on: one
+        /// that the pool reaches after that connection ended is not run (see `answer`).
+        case restore(RestoreJob, conversation: UInt64 = 0)
+        case snapshot(SnapshotJob, conversation: UInt64 = 0)
+        case release(LayoutKey, conversation: UInt64 = 0)
         /// A read from the direct endpoint, with its conditions, the layout it names and the read
         /// lease's term it arrived in.
         case directRead(RequestHandler.Admitted, DirectReadFields, layout: String?, leaseTerm: UInt64?)
@@ -47,9 +49,9 @@ struct ClusterJobHandler: JobHandler {
 
     func decode(_ body: RequestBody, context origin: Origin) -> DecodeOutcome<Job> {
         switch brokerJobs.take(for: body) {
-        case .restore(let job)?: return .run(.restore(job), key: job.header.key.schedulingKey)
-        case .snapshot(let job)?: return .run(.snapshot(job), key: job.request.key.schedulingKey)
-        case .release(let key)?: return .run(.release(key), key: key.schedulingKey)
+        case .restore(let job)?: return .run(.restore(job, conversation: origin.conversation), key: job.header.key.schedulingKey)
+        case .snapshot(let job)?: return .run(.snapshot(job, conversation: origin.conversation), key: job.request.key.schedulingKey)
+        case .release(let key)?: return .run(.release(key, conversation: origin.conversation), key: key.schedulingKey)
         case nil: break
         }
         if let read = directReads?.take(for: body) { return decodeDirect(body, arrivedIn: read.leaseTerm) }
@@ -76,7 +78,12 @@ struct ClusterJobHandler: JobHandler {
             // broker orders copies of a key by (epoch, version).
             if reply.errorCode == nil, epoch > 0, let key = request.changedKey { store.stamp(key, epoch: epoch) }
             return reply
-        case .restore(let restore):
+        case .restore(let restore, let conversation):
+            // The broker that asked gave up on this connection: the worker has told the next broker
+            // what it keeps (READY), and a copy made now would be one that broker does not know of.
+            if hasEnded(conversation) {
+                return JobReply(body: ReplyBody(RestoreOutcome.failed(code: "unavailable", message: "the broker's connection ended").body), op: "restore", errorCode: "unavailable")
+            }
             let outcome = run(restore)
             switch outcome {
             case .restored:
@@ -86,15 +93,28 @@ struct ClusterJobHandler: JobHandler {
                 return JobReply(body: ReplyBody(outcome.body), op: "restore", errorCode: nil)
             case .failed(let code, _): return JobReply(body: ReplyBody(outcome.body), op: "restore", errorCode: code)
             }
-        case .snapshot(let snapshot):
+        case .snapshot(let snapshot, let conversation):
+            if hasEnded(conversation) {
+                return JobReply(body: ReplyBody(SnapshotOutcome.failed(code: "unavailable", message: "the broker's connection ended").frame), op: "snapshot", errorCode: "unavailable")
+            }
             return run(snapshot)
-        case .release(let key):
+        case .release(let key, let conversation):
+            // Released only on the connection that asked: once it ended, the worker's READY to the next
+            // broker listed this copy, and that broker decides what becomes of it (releasing it now would
+            // leave that broker naming this worker as the owner of a copy it no longer holds).
+            guard !hasEnded(conversation) else { return nil }
             _ = store.release(key)
             fences?.lift(key)
             return nil
         case .directRead(let request, let fields, let layout, let leaseTerm):
             return executeDirect(request, fields, layout: layout, leaseTerm: leaseTerm)
         }
+    }
+
+    /// Whether the connection to the broker a job came on (0: not known) has ended.
+    private func hasEnded(_ conversation: UInt64) -> Bool {
+        guard let membership, conversation != 0 else { return false }
+        return conversation != membership.conversation
     }
 
     /// Replays the recipe on a private store of its own, through the same handler code as live

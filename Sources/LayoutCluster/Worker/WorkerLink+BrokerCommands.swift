@@ -17,6 +17,8 @@ extension WorkerLink {
             refusals = 0
             backoff = reconnectNanos
         }
+        // Where the commands below come from: this broker's epoch, this connection to it.
+        let origin = ClusterJobHandler.Origin(epoch: brokerEpoch, conversation: membership.conversation)
         switch command {
         case .request:
             // `token, "", body`, or with CURVE `token, "", caller, body`: run as that caller.
@@ -31,7 +33,6 @@ extension WorkerLink {
                 caller = named
             }
             let body = RequestBody(last, caller: caller)
-            let origin = ClusterJobHandler.Origin(epoch: brokerEpoch, conversation: membership.conversation)
             if !accepting {
                 reply(token: token, body: FrontReplies.busy(for: body, message: "the daemon is shutting down"))
             } else if !pool.submit(envelope: Envelope([token.frame]), body: body, context: origin) {
@@ -50,7 +51,7 @@ extension WorkerLink {
             var job = RestoreJob(header: header, frames: frames.dropFirst())
             job.epoch = brokerEpoch
             let body = brokerJobs.submit(.restore(job))
-            if !pool.submit(envelope: Envelope([token.frame]), body: body, context: .none) {
+            if !pool.submit(envelope: Envelope([token.frame]), body: body, context: origin) {
                 // Nothing changed here: the broker sends it again.
                 brokerJobs.withdraw(body)
                 reply(token: token, body: RestoreOutcome.failed(code: "busy", message: "the worker's queue is full").body)
@@ -63,7 +64,7 @@ extension WorkerLink {
                 return true
             }
             let body = brokerJobs.submit(.snapshot(SnapshotJob(request: request)))
-            if !pool.submit(envelope: Envelope([token.frame]), body: body, context: .none) {
+            if !pool.submit(envelope: Envelope([token.frame]), body: body, context: origin) {
                 brokerJobs.withdraw(body)
                 reply(token: token, body: SnapshotOutcome.failed(code: "busy", message: "the worker's queue is full").frame)
             }
@@ -73,7 +74,7 @@ extension WorkerLink {
             for key in ReleaseFrames.decode(frames) {
                 // In the key's order, behind the requests that came before it; nothing answers.
                 let body = brokerJobs.submit(.release(key))
-                if !pool.submit(envelope: Envelope(), body: body, context: .none) {
+                if !pool.submit(envelope: Envelope(), body: body, context: origin) {
                     // A full queue: released at once rather than kept (the broker has moved on).
                     brokerJobs.withdraw(body)
                     _ = store.release(key)

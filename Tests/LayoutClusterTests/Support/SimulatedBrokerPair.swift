@@ -268,23 +268,18 @@ final class SimulatedBrokerPair {
         }
     }
 
-    /// The rebuilds, releases and snapshots the worker's pool read from the broker it left run now, after
-    /// its READY to the next (the order a loaded pool can give them), answering nobody. Its requests are
-    /// not run: their conversation is over (`ClusterJobHandler` answers them `unavailable`).
+    /// What the worker's pool read from the broker it left reaches the pool now, after its READY to the
+    /// next (the order a loaded pool can give them): none of it runs, since its connection has ended
+    /// (`ClusterJobHandler` refuses requests, rebuilds and snapshots of an ended connection, and skips its
+    /// releases: the next broker decides from READY what becomes of each copy). Counted as `leftOrdersRun`.
     private func runLeftInPool(_ name: String) {
-        guard let orders = leftInPool.removeValue(forKey: name), let worker = workers[name] else { return }
-        let epoch = worker.brokerEpoch
-        for (order, sentUnder) in orders {
+        guard let orders = leftInPool.removeValue(forKey: name) else { return }
+        for (order, _) in orders {
             switch order {
-            case .restore, .release, .snapshot:
-                worker.brokerEpoch = sentUnder
-                _ = worker.run(order, brokerEpoch: sentUnder)
-                leftOrdersRun += 1
-            case .request, .fence, .heartbeat, .disconnect:
-                continue
+            case .restore, .release, .snapshot: leftOrdersRun += 1
+            case .request, .fence, .heartbeat, .disconnect: continue
             }
         }
-        worker.brokerEpoch = epoch
     }
 
     /// kill -9 of a worker: its broker sees the connection drop; a new process starts empty.
